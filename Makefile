@@ -1,0 +1,50 @@
+# Everything a contributor or a reader needs, with one virtual environment in
+# .venv built from the pinned constraints.txt. Each target sets up on demand.
+#   make serve   set up if needed, then serve the site at http://127.0.0.1:8000
+#   make test    set up if needed, then lint, type-check and run every test
+#   make build   strict static build into site/
+#   make lock    re-resolve constraints.txt from pyproject.toml (maintainers)
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXTRAS := torch,docs,test,dev
+
+export NO_MKDOCS_2_WARNING := 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: setup serve build test lint bench clean lock
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "pe needs Python 3.10 or newer; found " + sys.version.split()[0])'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -c constraints.txt pip hatchling editables
+	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(EXTRAS)]"
+	touch $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/python -m mkdocs serve --dev-addr 127.0.0.1:8000
+
+build: $(STAMP)
+	$(BIN)/python -m mkdocs build --strict
+
+lint: $(STAMP)
+	$(BIN)/python -m ruff check .
+	$(BIN)/python -m ruff format --check .
+	$(BIN)/python -m mypy
+
+test: lint
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf site .cache .pytest_cache .mypy_cache .ruff_cache
+
+# Re-resolve every pin from the loose ranges in pyproject.toml (needs the
+# registries). Older interpreters named in LOCK_ALSO get their own pins where
+# the newest releases no longer support them.
+LOCK_ALSO ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10.*/bin/python3.10))
+lock:
+	$(PYTHON) tools/lock.py $(foreach p,$(LOCK_ALSO),--also $(p))

@@ -1,0 +1,142 @@
+"""Argument checks shared by every public function of `pe`.
+
+Each check returns the value in canonical form (a Python ``int``, a ``float``,
+an ``int64`` array, a numpy dtype) or raises a `TypeError` or `ValueError`
+whose message names the parameter, repeats the value it got and says what is
+accepted. Nothing here computes an encoding.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "MAX_POSITION",
+    "check_base",
+    "check_d_model",
+    "check_dtype",
+    "check_length",
+    "check_offset",
+    "check_positions",
+]
+
+#: Largest accepted ``abs(position)``. Positions are integers; beyond this the
+#: float64 angle ``position * omega`` loses more than float32 resolution.
+MAX_POSITION = 2**31 - 1
+
+_FLOAT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _describe(value: Any) -> str:
+    """Show a value in an error message: its repr, shortened, and its type."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} (type {type(value).__name__})"
+
+
+def _is_integer(value: Any) -> bool:
+    """Tell whether `value` is a Python or numpy integer (booleans excluded)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_d_model(d_model: Any, *, name: str = "d_model") -> int:
+    """Return `d_model` as an ``int`` after checking it is a positive even integer."""
+    if not _is_integer(d_model):
+        raise TypeError(f"{name} must be a positive even integer; got {_describe(d_model)}")
+    value = int(d_model)
+    if value <= 0 or value % 2:
+        raise ValueError(
+            f"{name} must be a positive even integer (sin and cos come in pairs); got {value}"
+        )
+    return value
+
+
+def check_length(length: Any, *, name: str = "length") -> int:
+    """Return `length` as an ``int`` after checking it is a non-negative integer."""
+    if not _is_integer(length):
+        raise TypeError(f"{name} must be a non-negative integer; got {_describe(length)}")
+    value = int(length)
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer; got {value}")
+    if value > MAX_POSITION:
+        raise ValueError(f"{name} must be at most {MAX_POSITION}; got {value}")
+    return value
+
+
+def check_offset(offset: Any, *, name: str = "offset") -> int:
+    """Return `offset` as an ``int`` after checking it is an integer position."""
+    if not _is_integer(offset):
+        raise TypeError(f"{name} must be an integer; got {_describe(offset)}")
+    value = int(offset)
+    if abs(value) > MAX_POSITION:
+        raise ValueError(f"{name} must lie in [-{MAX_POSITION}, {MAX_POSITION}]; got {value}")
+    return value
+
+
+def check_base(base: Any, *, name: str = "base") -> float:
+    """Return `base` as a ``float`` after checking it is a finite real number above 1."""
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):
+        raise TypeError(f"{name} must be a real number greater than 1; got {_describe(base)}")
+    value = float(base)
+    if not math.isfinite(value) or value <= 1.0:
+        raise ValueError(f"{name} must be a finite real number greater than 1; got {value!r}")
+    return value
+
+
+def check_dtype(dtype: Any, *, name: str = "dtype") -> np.dtype[np.floating[Any]]:
+    """Return `dtype` as a numpy dtype after checking it is float16, float32 or float64."""
+    try:
+        value = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be numpy float16, float32 or float64; got {_describe(dtype)}"
+        ) from None
+    if value not in _FLOAT_DTYPES:
+        raise TypeError(f"{name} must be numpy float16, float32 or float64; got {value}")
+    return cast("np.dtype[np.floating[Any]]", value)
+
+
+def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.int64]:
+    """Return integer positions as an ``int64`` array of any shape.
+
+    An integer ``L`` means the positions ``0, 1, ..., L - 1``; anything else must
+    be an array-like of integers (no floats, no booleans) with magnitudes at most
+    `MAX_POSITION`.
+    """
+    if _is_integer(positions):
+        return np.arange(check_length(positions, name=name), dtype=np.int64)
+    if isinstance(positions, (bool, np.bool_, numbers.Real, str, bytes)) or positions is None:
+        raise TypeError(
+            f"{name} must be a non-negative integer length or an array of integer "
+            f"positions; got {_describe(positions)}"
+        )
+    try:
+        array = np.asarray(positions)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{name} must be an integer length or an array of integer positions; "
+            f"could not read {_describe(positions)} as an array ({error})"
+        ) from None
+    if array.size == 0 and array.dtype.kind in "fO":
+        # ``np.asarray([])`` is float64; an empty list is still a valid request.
+        array = array.astype(np.int64)
+    if array.dtype.kind not in "iu":
+        kind = "floating-point" if array.dtype.kind in "fc" else str(array.dtype)
+        raise TypeError(
+            f"{name} must hold integers; got a {kind} array. Round and cast explicitly "
+            "(e.g. positions.astype(np.int64)) if the values are whole numbers"
+        )
+    if array.size:
+        low, high = int(array.min()), int(array.max())
+        if max(-low, high) > MAX_POSITION:
+            worst = low if -low > high else high
+            raise ValueError(
+                f"{name} must lie in [-{MAX_POSITION}, {MAX_POSITION}]; got a value of {worst}"
+            )
+    return array.astype(np.int64, copy=False)

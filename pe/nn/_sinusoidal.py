@@ -1,0 +1,376 @@
+"""The sinusoidal encoding in torch: the exact table on any device, and a module that adds it.
+
+Torch is a thin layer here: the block plan and the float64 factors come from the
+numpy core (`pe._table`), and only the one complex multiplication per output
+pair runs in torch, on the target device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from pe._frequencies import frequencies
+from pe._table import BLOCK, head_factors, plan_run, step_factors
+from pe._validation import (
+    MAX_POSITION,
+    check_base,
+    check_d_model,
+    check_length,
+    check_offset,
+    check_positions,
+)
+
+__all__ = ["SinusoidalPositionalEncoding", "sinusoidal"]
+
+_TORCH_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_CHUNK_ROWS = 4096
+
+
+def _check_torch_dtype(dtype: Any, *, name: str = "dtype") -> torch.dtype:
+    if not isinstance(dtype, torch.dtype) or dtype not in _TORCH_FLOATS:
+        raise TypeError(
+            f"{name} must be torch.float16, torch.bfloat16, torch.float32 or torch.float64; "
+            f"got {dtype!r}"
+        )
+    return dtype
+
+
+def _check_position_tensor(positions: Tensor, *, name: str = "positions") -> Tensor:
+    if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
+        raise TypeError(
+            f"{name} must be an integer tensor; got dtype {positions.dtype}. Cast explicitly "
+            "(e.g. positions.long()) if the values are whole numbers"
+        )
+    if positions.numel():
+        worst = max(-int(positions.min()), int(positions.max()))
+        if worst > MAX_POSITION:
+            raise ValueError(
+                f"{name} must lie in [-{MAX_POSITION}, {MAX_POSITION}]; "
+                f"got a value of magnitude {worst}"
+            )
+    return positions.long()
+
+
+def _to_device(factors: np.ndarray[Any, Any], ctype: torch.dtype, device: torch.device) -> Tensor:
+    return torch.from_numpy(factors).to(device=device, dtype=ctype)
+
+
+def _fill_run(pairs: Tensor, start: int, omega: np.ndarray[Any, Any]) -> None:
+    """Fill complex `pairs` (rows x d/2) for the positions ``start, start + 1, ...``."""
+    plan = plan_run(start, pairs.shape[0])
+    heads = _to_device(head_factors(plan.head_positions, omega), pairs.dtype, pairs.device)
+    steps = _to_device(step_factors(plan.step_count, omega), pairs.dtype, pairs.device)
+    for seg in plan.segments:
+        target = pairs[seg.row : seg.row + seg.heads * seg.steps].view(seg.heads, seg.steps, -1)
+        torch.mul(
+            heads[seg.head : seg.head + seg.heads, None, :],
+            steps[None, seg.step : seg.step + seg.steps, :],
+            out=target,
+        )
+
+
+def _fill_scattered(pairs: Tensor, positions: Tensor, omega: np.ndarray[Any, Any]) -> None:
+    """Fill complex `pairs` for arbitrary integer `positions` (1-D, on the pairs' device)."""
+    block_start = torch.div(positions, BLOCK, rounding_mode="floor") * BLOCK
+    offset = positions - block_start
+    unique_starts, which = torch.unique(block_start, return_inverse=True)
+    heads = head_factors(unique_starts.cpu().numpy().astype(np.int64), omega)
+    heads_t = _to_device(heads, pairs.dtype, pairs.device)
+    steps_t = _to_device(step_factors(BLOCK, omega), pairs.dtype, pairs.device)
+    for row in range(0, positions.shape[0], _CHUNK_ROWS):
+        rows = slice(row, row + _CHUNK_ROWS)
+        torch.mul(heads_t[which[rows]], steps_t[offset[rows]], out=pairs[rows])
+
+
+def _fill(
+    out: Tensor, start: int | None, positions: Tensor | None, omega: np.ndarray[Any, Any]
+) -> None:
+    """Fill a float32/float64 `out` (rows x d_model) for a run or for scattered positions."""
+    pairs = torch.view_as_complex(out.view(out.shape[0], -1, 2))
+    if start is not None:
+        _fill_run(pairs, start, omega)
+    else:
+        assert positions is not None
+        _fill_scattered(pairs, positions, omega)
+
+
+def sinusoidal(
+    positions: int | Tensor | Any,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str | None = None,
+) -> Tensor:
+    """Compute the sinusoidal table as a tensor, exactly, on `device`.
+
+    The torch twin of `pe.sinusoidal`: the same block method and the same error
+    bound, with the products computed on `device` (torch may round a product
+    differently from numpy, so the two agree to one float32 rounding).
+
+    Parameters
+    ----------
+    positions : int, integer Tensor or array_like of int
+        A length ``L`` for positions ``0 .. L-1``, or integer positions of any
+        shape (``|p| <= 2**31 - 1``). A tensor's device is the default `device`.
+    d_model : int
+        Width of the encoding; a positive even integer.
+    base : float, default 10000.0
+        The base $b$; a finite real number greater than 1.
+    dtype : torch.dtype, default torch.float32
+        ``float16``, ``bfloat16``, ``float32`` or ``float64``. Low-precision
+        results are computed in float32 and rounded once.
+    device : torch.device or str, optional
+        Where to build the table; defaults to the positions' device, else the CPU.
+
+    Returns
+    -------
+    torch.Tensor
+        Shape ``positions.shape + (d_model,)``, interleaved (sin, cos) columns.
+
+    Raises
+    ------
+    TypeError
+        If `positions` holds non-integers, `dtype` is not a torch float type, or
+        another argument has the wrong type.
+    ValueError
+        For a negative length, a position out of range, an odd or non-positive
+        `d_model`, or a `base` that is not finite and above 1.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import sinusoidal
+    >>> sinusoidal(3, d_model=4).round(decimals=3)
+    tensor([[ 0.0000,  1.0000,  0.0000,  1.0000],
+            [ 0.8410,  0.5400,  0.0100,  1.0000],
+            [ 0.9090, -0.4160,  0.0200,  1.0000]])
+    >>> sinusoidal(torch.tensor([[7, 8, 9]]), d_model=8).shape
+    torch.Size([1, 3, 8])
+    """
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    dtype = _check_torch_dtype(dtype)
+    start: int | None
+    if isinstance(positions, Tensor):
+        flat = _check_position_tensor(positions).reshape(-1)
+        shape = tuple(positions.shape)
+        target = torch.device(device) if device is not None else positions.device
+        flat = flat.to(target)
+        start = None
+        if flat.numel() and bool(torch.all(flat[1:] - flat[:-1] == 1)):
+            start = int(flat[0])
+    else:
+        array = check_positions(positions)
+        shape = array.shape
+        target = torch.device(device) if device is not None else torch.device("cpu")
+        flat_np = array.reshape(-1)
+        start = None
+        if flat_np.size and (flat_np.size == 1 or bool(np.all(np.diff(flat_np) == 1))):
+            start = int(flat_np[0])
+        flat = torch.from_numpy(flat_np).to(target)
+    omega = frequencies(d_model, base)
+    rows = flat.shape[0]
+    if dtype in (torch.float32, torch.float64):
+        out = torch.empty((rows, d_model), dtype=dtype, device=target)
+        if rows:
+            _fill(out, start, flat, omega)
+        return out.view(*shape, d_model)
+    out = torch.empty((rows, d_model), dtype=dtype, device=target)
+    chunk = max(1, min(_CHUNK_ROWS, rows // 2))
+    buffer = torch.empty((chunk, d_model), dtype=torch.float32, device=target)
+    for row in range(0, rows, chunk):
+        count = min(chunk, rows - row)
+        scratch = buffer[:count]
+        if start is not None:
+            _fill(scratch, start + row, None, omega)
+        else:
+            _fill(scratch, None, flat[row : row + count], omega)
+        out[row : row + count].copy_(scratch)
+    return out.view(*shape, d_model)
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Add the sinusoidal encoding to a batch of token embeddings.
+
+    ``forward(x)`` returns ``dropout(x + PE[positions])``, with the encoding cast
+    to ``x.dtype`` at the last moment, so the output has the input's dtype.
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the embeddings and the encoding; a positive even integer.
+    max_len : int or None, default 4096
+        Rows of the precomputed table (a float32, non-persistent buffer). A
+        sequence that needs a position ``>= max_len`` raises a `ValueError`
+        naming both lengths: the table is never resized behind your back.
+        ``None`` keeps no table and computes the rows on the fly, with output
+        identical to the table's, for any length.
+    dropout : float, default 0.0
+        Dropout probability applied after the addition, in ``[0, 1)``.
+    base : float, default 10000.0
+        The base $b$; a finite real number greater than 1.
+    batch_first : bool, default True
+        If True, `x` is ``(batch, seq, d_model)``; else ``(seq, batch, d_model)``.
+        A 2-D ``(seq, d_model)`` input is accepted either way.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For arguments of the wrong type or out of range, naming the argument.
+
+    Notes
+    -----
+    Casting the module (``.half()``, ``.to(torch.bfloat16)``) moves the table to
+    the new device but keeps it float32; the rounding to ``x.dtype`` happens
+    once, after the lookup.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import SinusoidalPositionalEncoding
+    >>> encode = SinusoidalPositionalEncoding(d_model=8, max_len=16)
+    >>> encode(torch.zeros(2, 5, 8)).shape
+    torch.Size([2, 5, 8])
+    >>> encode(torch.zeros(1, 3, 8), offset=10)[0, :, 0].round(decimals=4)
+    tensor([-0.5440, -1.0000, -0.5366])
+    >>> encode.half().table.dtype
+    torch.float32
+    """
+
+    table: Tensor | None
+
+    def __init__(
+        self,
+        d_model: int,
+        max_len: int | None = 4096,
+        dropout: float = 0.0,
+        base: float = 10000.0,
+        batch_first: bool = True,
+    ) -> None:
+        super().__init__()
+        self.d_model = check_d_model(d_model)
+        self.base = check_base(base)
+        if max_len is not None:
+            max_len = check_length(max_len, name="max_len")
+            if max_len == 0:
+                raise ValueError("max_len must be a positive integer or None; got 0")
+        self.max_len = max_len
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
+            raise TypeError(f"dropout must be a float in [0, 1); got {dropout!r}")
+        if not 0.0 <= float(dropout) < 1.0:
+            raise ValueError(f"dropout must be a float in [0, 1); got {dropout!r}")
+        if not isinstance(batch_first, bool):
+            raise TypeError(f"batch_first must be True or False; got {batch_first!r}")
+        self.batch_first = batch_first
+        self.dropout = nn.Dropout(float(dropout))
+        table = None if max_len is None else sinusoidal(max_len, self.d_model, base=self.base)
+        self.register_buffer("table", table, persistent=False)
+
+    def _apply(self, fn: Any, recurse: bool = True) -> SinusoidalPositionalEncoding:
+        # Let ``.to()``/``.cuda()`` move the table, but never change its dtype.
+        table = self._buffers.pop("table")
+        try:
+            super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
+        finally:
+            if table is not None:
+                table = table.to(device=fn(table).device)
+            self._buffers["table"] = table
+        return self
+
+    def encoding(
+        self, seq_len: int, *, offset: int = 0, device: torch.device | None = None
+    ) -> Tensor:
+        """Return the float32 encoding rows for positions ``offset .. offset + seq_len - 1``.
+
+        Raises
+        ------
+        ValueError
+            If the module keeps a table and the positions run past `max_len`
+            (or start below 0).
+        """
+        seq_len = check_length(seq_len, name="seq_len")
+        offset = check_offset(offset)
+        if self.table is None:
+            return sinusoidal(
+                np.arange(offset, offset + seq_len), self.d_model, base=self.base, device=device
+            )
+        if offset < 0 or offset + seq_len > self.table.shape[0]:
+            raise ValueError(
+                f"positions {offset}..{offset + seq_len - 1} (a sequence of length {seq_len} at "
+                f"offset {offset}) do not fit the table of max_len={self.table.shape[0]} rows; "
+                "build the module with a larger max_len, or max_len=None to compute any length"
+            )
+        return self.table[offset : offset + seq_len]
+
+    def forward(self, x: Tensor, offset: int = 0, positions: Tensor | None = None) -> Tensor:
+        """Return ``dropout(x + encoding)`` with the encoding in ``x.dtype``.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            Embeddings: ``(batch, seq, d_model)`` if `batch_first`, else
+            ``(seq, batch, d_model)``; or ``(seq, d_model)``.
+        offset : int, default 0
+            Position of the first token (e.g. the cache length when decoding).
+        positions : torch.Tensor, optional
+            Explicit integer positions instead of ``offset .. offset + seq - 1``:
+            shape ``(seq,)``, or the shape of `x` without its last dimension.
+        """
+        if not isinstance(x, Tensor) or not x.is_floating_point():
+            raise TypeError(
+                f"x must be a floating-point tensor; got {type(x).__name__}"
+                + (f" of dtype {x.dtype}" if isinstance(x, Tensor) else "")
+            )
+        if x.dim() not in (2, 3) or x.shape[-1] != self.d_model:
+            layout = "(batch, seq, d_model)" if self.batch_first else "(seq, batch, d_model)"
+            raise ValueError(
+                f"x must have shape {layout} or (seq, d_model) with d_model={self.d_model}; "
+                f"got shape {tuple(x.shape)}"
+            )
+        seq_axis = 0 if (x.dim() == 2 or not self.batch_first) else 1
+        seq_len = x.shape[seq_axis]
+        if positions is None:
+            encoding = self.encoding(seq_len, offset=offset, device=x.device)
+            if x.dim() == 3 and not self.batch_first:
+                encoding = encoding.unsqueeze(1)  # (seq, 1, d) broadcasts over the batch
+        else:
+            if offset != 0:
+                raise ValueError("give either offset or positions, not both")
+            if not isinstance(positions, Tensor):
+                raise TypeError(
+                    f"positions must be an integer tensor; got {type(positions).__name__}"
+                )
+            wanted = (tuple(x.shape[:-1]), (seq_len,))
+            if tuple(positions.shape) not in wanted:
+                raise ValueError(
+                    f"positions must have shape {wanted[1]} or {wanted[0]} to match x of shape "
+                    f"{tuple(x.shape)}; got {tuple(positions.shape)}"
+                )
+            if self.table is None:
+                encoding = sinusoidal(positions, self.d_model, base=self.base, device=x.device)
+            else:
+                index = _check_position_tensor(positions).to(self.table.device)
+                if index.numel() and (
+                    int(index.min()) < 0 or int(index.max()) >= self.table.shape[0]
+                ):
+                    raise ValueError(
+                        f"positions must lie in [0, {self.table.shape[0]}) for the table of "
+                        f"max_len={self.table.shape[0]}; got values from {int(index.min())} to "
+                        f"{int(index.max())}. Use a larger max_len, or max_len=None"
+                    )
+                encoding = self.table[index]
+            if positions.dim() == 1 and x.dim() == 3 and not self.batch_first:
+                encoding = encoding.unsqueeze(1)
+        result: Tensor = self.dropout(x + encoding.to(device=x.device, dtype=x.dtype))
+        return result
+
+    def extra_repr(self) -> str:
+        return (
+            f"d_model={self.d_model}, max_len={self.max_len}, base={self.base}, "
+            f"batch_first={self.batch_first}"
+        )

@@ -1,0 +1,186 @@
+"""Run the figure scripts in ``scripts/``, caching their output by content hash.
+
+Every ``scripts/fig_<name>.py`` is run as ``python scripts/fig_<name>.py OUTDIR``
+and must write ``<name>-light.svg`` and ``<name>-dark.svg`` (or ``.png``) into
+OUTDIR. Its output is kept under ``.cache/figures/<script>/<key>/``, where the key
+hashes the script, the shared style module, every ``pe`` source file and the
+matplotlib version: an unchanged script is never run twice, and editing one
+script re-runs only that script. The cache lives outside ``docs/`` so that
+``mkdocs serve`` does not rebuild in a loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+STYLE = SCRIPTS / "_figstyle.py"
+VARIANTS = ("light", "dark")
+SUFFIXES = (".svg", ".png")
+
+
+class FigureError(RuntimeError):
+    """A figure script failed or did not write both variants."""
+
+
+@dataclass
+class Report:
+    """What one pass did: which scripts ran, which came from the cache."""
+
+    ran: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+    outputs: dict[str, Path] = field(default_factory=dict)
+
+
+def cache_root() -> Path:
+    """Directory of the figure cache (``PE_FIGURE_CACHE`` overrides the default)."""
+    return Path(os.environ.get("PE_FIGURE_CACHE", ROOT / ".cache" / "figures"))
+
+
+def figure_scripts() -> list[Path]:
+    """Return the figure scripts, sorted by name."""
+    return sorted(SCRIPTS.glob("fig_*.py"))
+
+
+def figure_name(script: Path) -> str:
+    """``scripts/fig_rotation_dot.py`` draws the figure ``rotation_dot``."""
+    return script.stem.removeprefix("fig_")
+
+
+def _label(path: Path) -> str:
+    """Show `path` relative to the repository, as messages and cache keys use it."""
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _digest(paths: Iterable[Path], extra: str = "") -> str:
+    sha = hashlib.sha256(extra.encode())
+    for path in paths:
+        sha.update(_label(path).encode())
+        sha.update(path.read_bytes())
+    return sha.hexdigest()
+
+
+def shared_key() -> str:
+    """Hash of everything every figure depends on besides its own script."""
+    sources = sorted((ROOT / "pe").rglob("*.py"))
+    return _digest([STYLE, *sources], extra=f"matplotlib {metadata.version('matplotlib')}")
+
+
+def script_key(script: Path, shared: str) -> str:
+    """Cache key of one script's output."""
+    return _digest([script], extra=shared)[:20]
+
+
+def _outputs(name: str, directory: Path) -> dict[str, Path]:
+    """Find the image files of figure `name` in `directory`, by variant."""
+    found: dict[str, Path] = {}
+    for variant in VARIANTS:
+        for suffix in SUFFIXES:
+            path = directory / f"{name}-{variant}{suffix}"
+            if path.is_file():
+                found[variant] = path
+    return found
+
+
+def _complete(name: str, directory: Path) -> bool:
+    """Tell whether `directory` holds both variants of figure `name` and its alt text."""
+    images = _outputs(name, directory)
+    return len(images) == len(VARIANTS) and (directory / f"{name}-alt.txt").is_file()
+
+
+def _run(script: Path, target: Path) -> None:
+    """Run one script into a fresh directory, then move it to `target`."""
+    name = figure_name(script)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=target.parent))
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0")
+    result = subprocess.run(
+        [sys.executable, str(script), str(scratch)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rel = _label(script)
+    if result.returncode != 0:
+        shutil.rmtree(scratch, ignore_errors=True)
+        tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
+        raise FigureError(f"figure script {rel} failed (exit {result.returncode}):\n{tail}")
+    if not _complete(name, scratch):
+        wrote = sorted(p.name for p in scratch.iterdir())
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise FigureError(
+            f"figure script {rel} must write {name}-light and {name}-dark (.svg or .png) "
+            f"and {name}-alt.txt; it wrote {wrote}"
+        )
+    if target.exists():
+        shutil.rmtree(target)
+    scratch.rename(target)
+
+
+def build(jobs: int | None = None) -> Report:
+    """Bring every figure up to date and return where each output file lies."""
+    report = Report()
+    shared = shared_key()
+    pending: list[tuple[Path, Path]] = []
+    for script in figure_scripts():
+        directory = cache_root() / script.stem
+        target = directory / script_key(script, shared)
+        if _complete(figure_name(script), target):
+            report.cached.append(script.name)
+        else:
+            directory.mkdir(parents=True, exist_ok=True)
+            pending.append((script, target))
+    if pending:
+        workers = jobs or min(len(pending), os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(_run, script, target) for script, target in pending]
+            errors = [str(err) for err in (f.exception() for f in futures) if err is not None]
+        if errors:
+            raise FigureError("\n\n".join(errors))
+        report.ran.extend(script.name for script, _ in pending)
+    for script in figure_scripts():
+        target = cache_root() / script.stem / script_key(script, shared)
+        report.outputs.update({p.name: p for p in _outputs(figure_name(script), target).values()})
+        for stale in target.parent.iterdir():  # keep one version per script
+            if stale != target and stale.is_dir():
+                shutil.rmtree(stale, ignore_errors=True)
+    return report
+
+
+def figure(name: str, caption: str) -> str:
+    """Markdown for a built figure: light and dark variants, its alt text, a caption.
+
+    Pages print this from an executed block, so the alt text comes from the
+    script that drew the figure. Paths start with ``/figures/``; the hook
+    `sitegen.hooks.on_page_content` makes them relative to the page.
+    """
+    script = SCRIPTS / f"fig_{name}.py"
+    if not script.is_file():
+        raise FigureError(f"no figure script scripts/fig_{name}.py for figure {name!r}")
+    target = cache_root() / script.stem / script_key(script, shared_key())
+    if not _complete(name, target):
+        raise FigureError(f"figure {name!r} has not been built yet (run the MkDocs build)")
+    alt = (target / f"{name}-alt.txt").read_text(encoding="utf-8").strip()
+    alt = alt.replace("[", "(").replace("]", ")")
+    images = [
+        f"  ![{alt}](/figures/{path.name}#only-{variant})"
+        for variant, path in _outputs(name, target).items()
+    ]
+    caption_line = f"  <figcaption>{caption}</figcaption>"
+    lines = ['<figure markdown="span">', *images, caption_line, "</figure>"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,60 @@
+"""MkDocs hooks: put the figures and the offline MathJax files into the build.
+
+Listed under ``hooks:`` in ``mkdocs.yml``. MkDocs loads this file by path on
+every (re)build, so it first drops earlier imports of `sitegen` and `pe`: a
+rebuild under ``mkdocs serve`` then sees edited tables and library code.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+for _name in [n for n in sys.modules if n.split(".")[0] in {"sitegen", "pe"}]:
+    del sys.modules[_name]
+
+from sitegen import assets, figures  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.sitegen")
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Add every figure (drawn or taken from the cache) and the MathJax files."""
+    try:
+        report = figures.build()
+    except figures.FigureError as error:
+        raise PluginError(str(error)) from None
+    log.info(
+        "figures: ran %d script(s)%s, reused %d from the cache",
+        len(report.ran),
+        f" ({', '.join(report.ran)})" if report.ran else "",
+        len(report.cached),
+    )
+    for name, path in sorted(report.outputs.items()):
+        files.append(File.generated(config, f"figures/{name}", abs_src_path=str(path)))
+    try:
+        for uri, path in assets.mathjax_files():
+            files.append(File.generated(config, uri, abs_src_path=str(path)))
+    except RuntimeError as error:
+        raise PluginError(str(error)) from None
+    return files
+
+
+def on_page_content(html: str, page: Page, **_: object) -> str:
+    """Make the site-absolute figure paths of executed blocks relative to the page.
+
+    MkDocs rewrites links in a page's own Markdown, but not inside the HTML that
+    markdown-exec inserts, so `sitegen.figures.figure` writes ``/figures/...``
+    and this turns it into ``../figures/...`` as deep as the page sits.
+    """
+    prefix = "../" * page.url.count("/")
+    return html.replace('src="/figures/', f'src="{prefix}figures/')

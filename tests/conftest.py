@@ -1,0 +1,99 @@
+"""Shared fixtures: one strict build of the site per session, a local server, Chromium."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class SiteBuild:
+    """A strict build made twice with a fresh figure cache: cold, then warm."""
+
+    directory: Path
+    cold_log: str
+    warm_log: str
+
+
+def mkdocs_build(destination: Path, cache: Path) -> str:
+    """Run ``mkdocs build --strict`` and return its log; fail the test if it fails."""
+    env = dict(os.environ, PE_FIGURE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
+    env.pop("SITE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    log = result.stdout + result.stderr
+    if result.returncode != 0:
+        pytest.fail(f"mkdocs build --strict failed:\n{log[-4000:]}")
+    return log
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> SiteBuild:
+    cache = tmp_path_factory.mktemp("figure-cache")
+    directory = tmp_path_factory.mktemp("site")
+    cold = mkdocs_build(directory, cache)
+    warm = mkdocs_build(directory, cache)
+    return SiteBuild(directory, cold, warm)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(site: SiteBuild) -> Iterator[str]:
+    """Serve the built site on a free loopback port; yield its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(site.directory))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Debian's Chromium driven by Playwright; skipped locally without it, fatal in CI."""
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        message = "Chromium is not installed (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message + "; CI must install it")
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()

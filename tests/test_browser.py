@@ -1,0 +1,134 @@
+"""Every page of the built site in a real browser (Chromium through Playwright).
+
+No request may leave the local server, the console stays free of errors, math
+is typeset by the bundled MathJax, every figure loads, and search works offline.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def site_pages(site) -> list[str]:
+    """Paths of every page, read from the sitemap MkDocs wrote."""
+    tree = ET.parse(site.directory / "sitemap.xml")
+    namespace = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    return [urlparse(loc.text).path for loc in tree.findall(".//s:loc", namespace)]
+
+
+@pytest.fixture
+def page_watch(browser, server):
+    """A fresh page that blocks and records every non-local request and console error."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def route(route):
+        url = route.request.url
+        if url.startswith(server) or url.startswith("data:") or url.startswith("blob:"):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page, outside, errors
+    context.close()
+
+
+def wait_for_math(page) -> None:
+    page.wait_for_function(
+        "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+        " && document.querySelectorAll('.arithmatex mjx-container').length"
+        " === document.querySelectorAll('.arithmatex').length",
+        timeout=15_000,
+    )
+
+
+def test_the_sitemap_lists_the_pages(site):
+    pages = site_pages(site)
+    assert "/" in pages
+    assert "/formula/" in pages
+
+
+def test_every_page_is_local_clean_and_rendered(site, server, page_watch):
+    page, outside, errors = page_watch
+    for path in site_pages(site):
+        page.goto(server + path.lstrip("/"), wait_until="load")
+        if page.locator(".arithmatex").count():
+            wait_for_math(page)
+            raw = page.evaluate(
+                "() => [...document.querySelectorAll('.arithmatex')]"
+                ".filter(e => !e.querySelector('mjx-container')).map(e => e.textContent)"
+            )
+            assert raw == [], f"{path}: math left untypeset: {raw[:3]}"
+            glyphs = page.evaluate(
+                "() => getComputedStyle(document.querySelector('mjx-c'), '::before').content"
+            )
+            assert glyphs not in ("none", ""), f"{path}: MathJax glyphs have no content"
+        broken = page.evaluate(
+            "() => [...document.images].filter(i => i.complete && i.naturalWidth === 0)"
+            ".map(i => i.getAttribute('src'))"
+        )
+        assert broken == [], f"{path}: images failed to load: {broken}"
+        missing_alt = page.evaluate(
+            "() => [...document.querySelectorAll('article img')]"
+            ".filter(i => !(i.getAttribute('alt') || '').trim()).map(i => i.src)"
+        )
+        assert missing_alt == [], f"{path}: images without alt text: {missing_alt}"
+    assert outside == [], f"requests left the local server: {outside}"
+    assert errors == [], f"console errors: {errors}"
+
+
+def test_light_and_dark_figures_follow_the_palette(server, page_watch):
+    page, _, _ = page_watch
+    page.goto(server, wait_until="load")
+    page.wait_for_function("() => [...document.images].every(i => i.complete)")
+
+    def visible_variants():
+        return page.evaluate(
+            "() => [...document.querySelectorAll('article img')]"
+            ".filter(i => i.offsetParent !== null).map(i => i.getAttribute('src'))"
+        )
+
+    shown = visible_variants()
+    assert shown
+    assert all("#only-light" in src for src in shown)
+    page.locator("label[for='__palette_1']").first.click()
+    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    shown = visible_variants()
+    assert shown
+    assert all("#only-dark" in src for src in shown)
+
+
+def test_instant_navigation_typesets_the_new_page(server, page_watch):
+    page, outside, errors = page_watch
+    page.goto(server, wait_until="load")
+    wait_for_math(page)
+    page.locator("nav.md-nav--primary a[href$='formula/']").first.click()
+    page.wait_for_url(re.compile(r".*/formula/$"))
+    wait_for_math(page)
+    assert page.locator(".arithmatex mjx-container").count() > 10
+    assert outside == []
+    assert errors == []
+
+
+def test_search_finds_rotation_offline(server, page_watch):
+    page, outside, errors = page_watch
+    page.goto(server, wait_until="load")
+    search = page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("rotation", delay=20)
+    page.wait_for_selector(".md-search-result__item", timeout=15_000)
+    assert page.locator(".md-search-result__item").count() >= 1
+    assert outside == []
+    assert errors == []

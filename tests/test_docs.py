@@ -1,0 +1,89 @@
+"""The single-source rule, checked on the Markdown sources of the site.
+
+Every Python code block in ``docs/`` must either be executed at build time
+(markdown-exec's ``exec="on"``) or consist only of snippet includes of named
+sections from tested files (``pe/`` or ``examples/``).
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
+INCLUDE = re.compile(r'^--8<--\s+"(?P<path>[^":]+)(?::(?P<section>[a-z][-_0-9a-z]*))?"$')
+TESTED_SOURCES = ("pe/", "examples/")
+PYTHON = {"python", "py", "pycon", "python3"}
+
+
+def code_blocks(text):
+    """Yield (line number, info string, body lines) of every fenced block."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        match = FENCE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        indent, fence, info = match["indent"], match["fence"], match["info"].strip()
+        start = i
+        body = []
+        i += 1
+        while i < len(lines) and not lines[i].strip().startswith(fence):
+            body.append(lines[i][len(indent) :])
+            i += 1
+        yield start + 1, info, body
+        i += 1
+
+
+def python_blocks():
+    for page in PAGES:
+        for line, info, body in code_blocks(page.read_text()):
+            language = info.split()[0].lstrip(".{") if info else ""
+            if language in PYTHON:
+                yield page, line, info, body
+
+
+BLOCKS = list(python_blocks())
+
+
+def test_the_docs_have_python_blocks():
+    assert len(BLOCKS) >= 5
+
+
+@pytest.mark.parametrize(
+    ("page", "line", "info", "body"),
+    BLOCKS,
+    ids=[f"{b[0].relative_to(DOCS)}:{b[1]}" for b in BLOCKS],
+)
+def test_python_block_is_executed_or_included(page, line, info, body):
+    if re.search(r'\bexec="(on|1|true|yes)"', info):
+        return
+    content = [row.strip() for row in body if row.strip()]
+    assert content, f"{page.name}:{line}: empty Python block"
+    for row in content:
+        match = INCLUDE.match(row)
+        assert match, (
+            f"{page.name}:{line}: a Python block must be executed at build time "
+            f'(exec="on") or include a named section of a tested file; found {row!r}'
+        )
+        assert match["path"].startswith(TESTED_SOURCES), f"{match['path']} is not tested source"
+        assert match["section"], f"{match['path']}: include a named section, not a whole file"
+        source = (ROOT / match["path"]).read_text()
+        assert f"--8<-- [start:{match['section']}]" in source
+        assert f"--8<-- [end:{match['section']}]" in source
+
+
+def test_the_policy_check_catches_a_typed_snippet():
+    page = "```python\nimport pe\nprint(pe.sinusoidal(4, 4))\n```\n"
+    ((_, info, body),) = code_blocks(page)
+    assert not re.search(r'\bexec="on"', info)
+    assert not INCLUDE.match(body[0])
+
+
+def test_no_generated_files_in_docs():
+    assert not list(DOCS.rglob("figures"))
+    assert not [p for p in DOCS.rglob("*") if p.suffix in {".png", ".pdf"}]

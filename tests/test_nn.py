@@ -1,0 +1,182 @@
+import numpy as np
+import pytest
+import torch
+from reference import float64_table
+
+import pe
+from pe.nn import SinusoidalPositionalEncoding, sinusoidal
+
+FLOAT32_BOUND = 3e-7
+
+
+@pytest.mark.parametrize("start", [0, 100, 2**24 - 600, -77])
+def test_torch_table_matches_reference(start):
+    positions = np.arange(start, start + 600)
+    got = sinusoidal(torch.from_numpy(positions), 256)
+    assert got.dtype == torch.float32
+    assert torch.abs(got.double() - torch.from_numpy(float64_table(positions, 256))).max() <= (
+        FLOAT32_BOUND
+    )
+
+
+def test_torch_table_agrees_with_numpy_core_to_one_rounding():
+    a = sinusoidal(3000, 128).numpy()
+    b = pe.sinusoidal(3000, 128)
+    assert np.abs(a - b).max() <= np.finfo(np.float32).eps
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_torch_table_dtypes(dtype):
+    got = sinusoidal(500, 32, dtype=dtype)
+    assert got.dtype == dtype
+    reference = torch.from_numpy(float64_table(np.arange(500), 32))
+    tolerance = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8, torch.float64: 1e-12}[dtype]
+    assert torch.abs(got.double() - reference).max() <= tolerance
+
+
+def test_torch_scattered_positions_and_shapes():
+    positions = torch.tensor([[3, 1000, -4], [0, 2**21, 3]])
+    got = sinusoidal(positions, 16, dtype=torch.float64)
+    assert got.shape == (2, 3, 16)
+    np.testing.assert_allclose(got.numpy(), float64_table(positions.numpy(), 16), atol=1e-11)
+
+
+def test_module_adds_the_encoding():
+    module = SinusoidalPositionalEncoding(d_model=32, max_len=64)
+    x = torch.randn(3, 20, 32)
+    expected = x + torch.from_numpy(float64_table(np.arange(20), 32)).float()
+    torch.testing.assert_close(module(x), expected, atol=1e-6, rtol=0)
+
+
+def test_module_offset_for_incremental_decoding():
+    module = SinusoidalPositionalEncoding(d_model=16, max_len=64)
+    x = torch.zeros(2, 5, 16)
+    torch.testing.assert_close(
+        module(x, offset=10)[0], torch.from_numpy(float64_table(np.arange(10, 15), 16)).float()
+    )
+
+
+def test_sequence_first_layout():
+    module = SinusoidalPositionalEncoding(d_model=8, max_len=32, batch_first=False)
+    x = torch.zeros(6, 4, 8)  # (seq, batch, d)
+    out = module(x)
+    assert out.shape == (6, 4, 8)
+    expected = torch.from_numpy(float64_table(np.arange(6), 8)).float()
+    for b in range(4):
+        torch.testing.assert_close(out[:, b], expected)
+
+
+def test_unbatched_input():
+    module = SinusoidalPositionalEncoding(d_model=8, max_len=32)
+    torch.testing.assert_close(
+        module(torch.zeros(5, 8)), torch.from_numpy(float64_table(np.arange(5), 8)).float()
+    )
+
+
+def test_explicit_positions_per_sample():
+    module = SinusoidalPositionalEncoding(d_model=8, max_len=32)
+    positions = torch.tensor([[0, 1, 2], [5, 6, 7]])
+    out = module(torch.zeros(2, 3, 8), positions=positions)
+    reference = torch.from_numpy(float64_table(positions.numpy(), 8)).float()
+    torch.testing.assert_close(out, reference)
+    on_the_fly = SinusoidalPositionalEncoding(d_model=8, max_len=None)
+    torch.testing.assert_close(on_the_fly(torch.zeros(2, 3, 8), positions=positions), out)
+
+
+def test_table_is_a_non_persistent_float32_buffer():
+    module = SinusoidalPositionalEncoding(d_model=8, max_len=16)
+    assert "table" in dict(module.named_buffers())
+    assert module.state_dict() == {}
+    assert list(module.parameters()) == []
+    for cast in (torch.float16, torch.bfloat16, torch.float64):
+        assert module.to(cast).table.dtype == torch.float32
+    assert module.half().table.dtype == torch.float32
+
+
+def test_half_module_output_has_input_dtype_and_exact_rounding():
+    module = SinusoidalPositionalEncoding(d_model=64, max_len=2048).to(torch.bfloat16)
+    x = torch.zeros(1, 2048, 64, dtype=torch.bfloat16)
+    out = module(x)
+    assert out.dtype == torch.bfloat16
+    # One rounding, from the float32 table straight to bfloat16 ...
+    assert torch.equal(out[0], module.table.to(torch.bfloat16))
+    # ... which leaves every value within half a bfloat16 step of the exact one.
+    exact = torch.from_numpy(float64_table(np.arange(2048), 64))
+    half_step = 2.0**-8 * exact.abs()  # bfloat16 keeps 8 significant bits
+    assert ((out[0].double() - exact).abs() <= half_step + 3e-7).all()
+
+
+def test_too_long_sequence_raises_naming_both_lengths():
+    module = SinusoidalPositionalEncoding(d_model=8, max_len=16)
+    with pytest.raises(ValueError, match=r"length 20.*max_len=16"):
+        module(torch.zeros(1, 20, 8))
+    with pytest.raises(ValueError, match=r"max_len=16"):
+        module(torch.zeros(1, 10, 8), offset=10)
+
+
+def test_on_the_fly_matches_the_table_exactly():
+    x = torch.randn(2, 300, 48)
+    table_mode = SinusoidalPositionalEncoding(d_model=48, max_len=1024)
+    fly_mode = SinusoidalPositionalEncoding(d_model=48, max_len=None)
+    assert fly_mode.table is None
+    assert torch.equal(table_mode(x), fly_mode(x))
+    assert torch.equal(table_mode(x, offset=700), fly_mode(x, offset=700))
+    assert fly_mode(torch.zeros(1, 5000, 48)).shape == (1, 5000, 48)
+
+
+def test_dropout_is_applied_in_training_only():
+    module = SinusoidalPositionalEncoding(d_model=16, max_len=32, dropout=0.5)
+    x = torch.ones(4, 8, 16)
+    torch.manual_seed(0)
+    assert (module.train()(x) == 0).any()
+    assert not (module.eval()(x) == 0).all()
+    torch.testing.assert_close(module.eval()(x), SinusoidalPositionalEncoding(16, 32)(x))
+
+
+def test_meta_device_and_cast_keep_shapes():
+    module = SinusoidalPositionalEncoding(d_model=8, max_len=16).to("meta")
+    assert module.table.device.type == "meta"
+    assert module.table.dtype == torch.float32
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "pattern"),
+    [
+        ({"d_model": 7}, ValueError, "d_model.*got 7"),
+        ({"d_model": 8, "max_len": -1}, ValueError, "max_len.*-1"),
+        ({"d_model": 8, "max_len": 0}, ValueError, "max_len.*got 0"),
+        ({"d_model": 8, "max_len": 2.5}, TypeError, "max_len.*2.5"),
+        ({"d_model": 8, "dropout": 1.0}, ValueError, "dropout.*1.0"),
+        ({"d_model": 8, "dropout": "0.1"}, TypeError, "dropout.*'0.1'"),
+        ({"d_model": 8, "base": 1.0}, ValueError, "base.*1.0"),
+        ({"d_model": 8, "batch_first": 1}, TypeError, "batch_first.*1"),
+    ],
+)
+def test_module_constructor_errors(kwargs, error, pattern):
+    with pytest.raises(error, match=pattern):
+        SinusoidalPositionalEncoding(**kwargs)
+
+
+def test_forward_errors():
+    module = SinusoidalPositionalEncoding(d_model=8, max_len=16)
+    with pytest.raises(ValueError, match=r"d_model=8; got shape \(2, 3, 6\)"):
+        module(torch.zeros(2, 3, 6))
+    with pytest.raises(TypeError, match=r"floating-point tensor.*int64"):
+        module(torch.zeros(2, 3, 8, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"positions must have shape"):
+        module(torch.zeros(2, 3, 8), positions=torch.arange(4))
+    with pytest.raises(TypeError, match=r"integer tensor.*float32"):
+        module(torch.zeros(2, 3, 8), positions=torch.zeros(3))
+    with pytest.raises(ValueError, match=r"\[0, 16\).*from 0 to 40"):
+        module(torch.zeros(1, 3, 8), positions=torch.tensor([0, 1, 40]))
+    with pytest.raises(TypeError, match="offset must be an integer"):
+        module(torch.zeros(1, 3, 8), offset=1.5)
+
+
+def test_torch_function_errors():
+    with pytest.raises(TypeError, match="dtype must be torch"):
+        sinusoidal(4, 8, dtype=np.float32)
+    with pytest.raises(TypeError, match="positions must be an integer tensor"):
+        sinusoidal(torch.zeros(3), 8)
+    with pytest.raises(ValueError, match="d_model"):
+        sinusoidal(4, 5)

@@ -1,0 +1,133 @@
+import re
+import warnings
+
+import numpy as np
+import pytest
+from reference import float64_table, mp_value
+
+import pe
+
+FLOAT32_BOUND = 3e-7
+
+
+@pytest.mark.parametrize("d_model", [2, 4, 6, 64, 130, 512])
+@pytest.mark.parametrize("length", [0, 1, 7, 256, 257, 1000])
+def test_float64_table_matches_the_formula(length, d_model):
+    got = pe.sinusoidal(length, d_model, dtype=np.float64)
+    assert got.shape == (length, d_model)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, float64_table(np.arange(length), d_model), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("start", [0, 1, 255, 256, 1000, 65_530, 2**20 + 3, 2**24 - 700, -300])
+def test_float32_error_is_bounded_at_any_start(start):
+    positions = np.arange(start, start + 600)
+    got = pe.sinusoidal(positions, 512)
+    assert got.dtype == np.float32
+    error = np.abs(got.astype(np.float64) - float64_table(positions, 512)).max()
+    assert error <= FLOAT32_BOUND
+
+
+def test_float32_error_near_two_to_the_24_against_mpmath():
+    d_model = 64
+    positions = np.array([2**24 - 1, 2**24 - 2, 12_345_678, 9_999_999])
+    got = pe.sinusoidal(positions, d_model)
+    for row, position in enumerate(positions):
+        for column in [0, 1, 2, 3, 10, 11, 40, 63]:
+            exact = mp_value(int(position), column, d_model)
+            assert abs(float(got[row, column]) - exact) <= FLOAT32_BOUND, (position, column)
+
+
+def test_small_table_against_mpmath():
+    # A float64 frequency is itself rounded, so the angle p * omega carries an
+    # error of about p * omega * eps; allow a few of those.
+    eps = np.finfo(np.float64).eps
+    got = pe.sinusoidal(np.array([0, 1, 2, 50, 999]), 8, dtype=np.float64)
+    for row, position in enumerate([0, 1, 2, 50, 999]):
+        for column in range(8):
+            angle = position * 10000.0 ** (-2 * (column // 2) / 8)
+            tolerance = 4 * eps * (1 + angle)
+            assert abs(got[row, column] - mp_value(position, column, 8)) <= tolerance
+
+
+def test_known_values():
+    table = pe.sinusoidal(2, 4, dtype=np.float64)
+    np.testing.assert_array_equal(table[0], [0.0, 1.0, 0.0, 1.0])
+    assert table[1, 0] == pytest.approx(np.sin(1.0), abs=1e-16)
+    assert table[1, 1] == pytest.approx(np.cos(1.0), abs=1e-16)
+    assert table[1, 2] == pytest.approx(np.sin(0.01), abs=1e-16)
+
+
+def test_rows_do_not_depend_on_the_request():
+    full = pe.sinusoidal(5000, 96)
+    np.testing.assert_array_equal(pe.sinusoidal(np.arange(1000, 1016), 96), full[1000:1016])
+    scattered = np.array([4999, 3, 3, 700, 0, 256, 255])
+    np.testing.assert_array_equal(pe.sinusoidal(scattered, 96), full[scattered])
+
+
+def test_scattered_positions_of_any_shape():
+    positions = np.array([[5, 1, 70000], [-9, 0, 4]])
+    got = pe.sinusoidal(positions, 10, dtype=np.float64)
+    assert got.shape == (2, 3, 10)
+    np.testing.assert_allclose(got, float64_table(positions, 10), rtol=0, atol=1e-11)
+
+
+def test_many_scattered_positions_use_chunks():
+    rng = np.random.default_rng(0)
+    positions = rng.integers(-(2**22), 2**22, size=10_000)
+    got = pe.sinusoidal(positions, 32)
+    assert np.abs(got - float64_table(positions, 32)).max() <= FLOAT32_BOUND
+
+
+def test_positions_accept_lists_and_unsigned_integers():
+    np.testing.assert_array_equal(pe.sinusoidal([0, 1, 2], 4), pe.sinusoidal(3, 4))
+    unsigned = np.arange(3, dtype=np.uint16)
+    np.testing.assert_array_equal(pe.sinusoidal(unsigned, 4), pe.sinusoidal(3, 4))
+    assert pe.sinusoidal([], 4).shape == (0, 4)
+
+
+def test_base_changes_the_frequencies():
+    got = pe.sinusoidal(10, 4, base=100.0, dtype=np.float64)
+    np.testing.assert_allclose(got, float64_table(np.arange(10), 4, base=100.0), atol=1e-15)
+
+
+def test_values_are_bounded_and_pairs_have_unit_norm():
+    table = pe.sinusoidal(np.arange(-5000, 5000, 7), 64, dtype=np.float64)
+    assert np.abs(table).max() <= 1.0
+    pair_norms = table[:, 0::2] ** 2 + table[:, 1::2] ** 2
+    np.testing.assert_allclose(pair_norms, 1.0, atol=1e-15)
+
+
+def test_float16_output_is_rounded_once_from_float32():
+    got = pe.sinusoidal(3000, 64, dtype=np.float16)
+    assert got.dtype == np.float16
+    reference = float64_table(np.arange(3000), 64)
+    # Rounding to float16 costs at most half its spacing (2**-12 near 1) plus the
+    # float32 error of the computation.
+    assert np.abs(got.astype(np.float64) - reference).max() <= 2.0**-12 + FLOAT32_BOUND
+
+
+def test_float16_warns_when_positions_collide():
+    # d_model = 2 keeps one pair; positions 2 and 712 differ by 710, which is
+    # 113 turns of 2*pi plus 6e-5, below float16's resolution near these values.
+    rounded = float64_table(np.arange(1000), 2).astype(np.float16)
+    assert len({row.tobytes() for row in rounded}) < 1000  # a collision exists
+    with pytest.warns(pe.PrecisionWarning, match=r"positions \d+ and \d+ get identical"):
+        pe.sinusoidal(1000, 2, dtype=np.float16)
+
+
+def test_float16_warning_names_a_real_collision():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = pe.sinusoidal(1000, 2, dtype=np.float16)
+    match = re.search(r"positions (\d+) and (\d+) get identical", str(caught[0].message))
+    assert match is not None
+    first, second = int(match.group(1)), int(match.group(2))
+    assert first != second
+    np.testing.assert_array_equal(table[first], table[second])
+
+
+def test_float16_without_collisions_is_silent():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pe.sinusoidal(4096, 64, dtype=np.float16)

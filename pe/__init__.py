@@ -13,15 +13,39 @@ array([[ 0.   ,  1.   ],
 from __future__ import annotations
 
 from pe._frequencies import angles, frequencies, wavelengths
+from pe._properties import (
+    Extrapolation,
+    Uniqueness,
+    extrapolation,
+    norm_deviation,
+    rotation_error,
+    uniqueness,
+    value_range,
+)
+from pe._rotation import rotation_blocks, rotation_matrix
+from pe._similarity import Measure, closest_return, pair_distance, similarity
 from pe._table import PrecisionWarning, sinusoidal
 from pe._validation import MAX_POSITION
 
 __all__ = [
+    "Extrapolation",
     "MAX_POSITION",
+    "Measure",
     "PrecisionWarning",
+    "Uniqueness",
     "angles",
+    "closest_return",
+    "extrapolation",
     "frequencies",
+    "norm_deviation",
+    "pair_distance",
+    "rotation_blocks",
+    "rotation_error",
+    "rotation_matrix",
+    "similarity",
     "sinusoidal",
+    "uniqueness",
+    "value_range",
     "wavelengths",
 ]
 

@@ -51,6 +51,7 @@ class PrecisionWarning(UserWarning):
     """The requested dtype makes two different positions' encodings identical."""
 
 
+# --8<-- [start:factors]
 def head_factors(starts: NDArray[np.int64], omega: NDArray[np.float64]) -> NDArray[np.complex128]:
     r"""$z_h = \sin(h\omega) + i\cos(h\omega)$ for block starts `starts`."""
     theta = starts.astype(np.float64)[:, np.newaxis] * omega
@@ -67,6 +68,9 @@ def step_factors(count: int, omega: NDArray[np.float64]) -> NDArray[np.complex12
     factors.real = np.cos(theta)
     factors.imag = -np.sin(theta)
     return factors
+
+
+# --8<-- [end:factors]
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,7 @@ def _fill_pairs(
     r"""Write $\sin + i\cos$ of every position's angles into `pairs` (rows x d/2)."""
     ctype = pairs.dtype
     start = contiguous_start(positions)
+    # --8<-- [start:run]
     if start is not None:
         plan = plan_run(start, positions.size)
         heads = head_factors(plan.head_positions, omega).astype(ctype)
@@ -144,6 +149,7 @@ def _fill_pairs(
                 out=target.reshape(seg.heads, seg.steps, half),
             )
         return
+    # --8<-- [end:run]
     # Scattered positions: gather per-row factors, a chunk of rows at a time so
     # that no temporary outgrows the output.
     block_start = (positions // BLOCK) * BLOCK

@@ -23,6 +23,7 @@ __all__ = [
     "check_length",
     "check_offset",
     "check_positions",
+    "is_integer",
 ]
 
 #: Largest accepted ``abs(position)``. Positions are integers; beyond this the
@@ -40,14 +41,14 @@ def _describe(value: Any) -> str:
     return f"{text} (type {type(value).__name__})"
 
 
-def _is_integer(value: Any) -> bool:
+def is_integer(value: Any) -> bool:
     """Tell whether `value` is a Python or numpy integer (booleans excluded)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def check_d_model(d_model: Any, *, name: str = "d_model") -> int:
     """Return `d_model` as an ``int`` after checking it is a positive even integer."""
-    if not _is_integer(d_model):
+    if not is_integer(d_model):
         raise TypeError(f"{name} must be a positive even integer; got {_describe(d_model)}")
     value = int(d_model)
     if value <= 0 or value % 2:
@@ -59,7 +60,7 @@ def check_d_model(d_model: Any, *, name: str = "d_model") -> int:
 
 def check_length(length: Any, *, name: str = "length") -> int:
     """Return `length` as an ``int`` after checking it is a non-negative integer."""
-    if not _is_integer(length):
+    if not is_integer(length):
         raise TypeError(f"{name} must be a non-negative integer; got {_describe(length)}")
     value = int(length)
     if value < 0:
@@ -71,7 +72,7 @@ def check_length(length: Any, *, name: str = "length") -> int:
 
 def check_offset(offset: Any, *, name: str = "offset") -> int:
     """Return `offset` as an ``int`` after checking it is an integer position."""
-    if not _is_integer(offset):
+    if not is_integer(offset):
         raise TypeError(f"{name} must be an integer; got {_describe(offset)}")
     value = int(offset)
     if abs(value) > MAX_POSITION:
@@ -109,7 +110,7 @@ def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.in
     be an array-like of integers (no floats, no booleans) with magnitudes at most
     `MAX_POSITION`.
     """
-    if _is_integer(positions):
+    if is_integer(positions):
         return np.arange(check_length(positions, name=name), dtype=np.int64)
     if isinstance(positions, (bool, np.bool_, numbers.Real, str, bytes)) or positions is None:
         raise TypeError(

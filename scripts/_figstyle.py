@@ -85,7 +85,8 @@ def rc(theme: Theme) -> dict[str, object]:
         "svg.hashsalt": "pe-figures",
         "svg.fonttype": "path",
         "image.interpolation": "nearest",
-        "path.simplify": False,
+        "path.simplify": True,
+        "savefig.dpi": 150,
     }
 
 

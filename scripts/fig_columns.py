@@ -19,7 +19,7 @@ def draw(theme: Theme) -> Figure:
     table = pe.sinusoidal(positions, D_MODEL, dtype=np.float64)
     omega = pe.frequencies(D_MODEL)
     wavelengths = pe.wavelengths(D_MODEL)
-    smooth = np.linspace(0, LENGTH - 1, 1200)
+    smooth = np.linspace(0, LENGTH - 1, 400)
     figure, rows = plt.subplots(len(PAIRS), 1, figsize=(7.2, 5.0), sharex=True)
     for axes, pair, colour in zip(rows, PAIRS, theme.series, strict=False):
         # The table holds samples at integer positions of two continuous waves.

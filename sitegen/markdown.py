@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,16 @@ def number(value: Any, digits: int = 4) -> str:
     if magnitude < 10 ** (-digits) or magnitude >= 1e7:
         return f"{x:.{max(1, digits - 2)}e}".replace("e-0", "e-").replace("e+0", "e+")
     return f"{x:.{digits}f}"
+
+
+_NUMBER = re.compile(r"^\**[-+−]?\d[\d,]*(\.\d+)?(e[-+]?\d+)?°?\**$")
+
+
+def _numeric(value: Any) -> bool:
+    """Tell whether a cell holds a number (or a formatted one), for right alignment."""
+    if isinstance(value, numbers.Number):
+        return True
+    return isinstance(value, str) and bool(_NUMBER.match(value.strip()))
 
 
 def table(
@@ -51,7 +62,7 @@ def table(
 
     if align is None:
         first = rows[0] if rows else ["" for _ in headers]
-        align = "".join("l" if isinstance(v, str) else "r" for v in first)
+        align = "".join("r" if _numeric(v) else "l" for v in first)
     marks = {"l": ":--", "c": ":-:", "r": "--:"}
     lines = [
         "| " + " | ".join(headers) + " |",

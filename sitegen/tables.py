@@ -80,3 +80,331 @@ def frequency_ratios(d_models: tuple[int, ...], base: float = 10000.0) -> str:
         "longest wavelength",
     ]
     return table(headers, rows)
+
+
+def frequency_details(d_model: int, base: float = 10000.0) -> str:
+    """Per pair: frequency, wavelength, turn per position, positions before it wraps."""
+    omega = pe.frequencies(d_model, base)
+    wavelength = pe.wavelengths(d_model, base)
+    rows = [
+        [
+            i,
+            number(omega[i], 6),
+            number(wavelength[i], 2),
+            number(np.degrees(omega[i]), 4) + "°",
+            int(np.ceil(wavelength[i])),
+        ]
+        for i in range(omega.size)
+    ]
+    headers = [
+        "pair *i*",
+        "ω<sub>i</sub> (rad per position)",
+        "wavelength 2π/ω<sub>i</sub>",
+        "turn per position",
+        "positions before a full turn",
+    ]
+    return table(headers, rows)
+
+
+def wavelength_range(d_models: tuple[int, ...], base: float = 10000.0) -> str:
+    """Shortest and longest wavelength next to their closed forms."""
+    rows = []
+    for d_model in d_models:
+        wavelength = pe.wavelengths(d_model, base)
+        longest_formula = 2 * np.pi * base ** ((d_model - 2) / d_model)
+        rows.append(
+            [
+                d_model,
+                number(wavelength[0], 6),
+                number(wavelength[-1], 2),
+                number(longest_formula, 2),
+                number(wavelength[-1] / (2 * np.pi * base), 5),
+            ]
+        )
+    headers = [
+        "d",
+        "shortest (computed)",
+        "longest (computed)",
+        "2π·b<sup>(d−2)/d</sup>",
+        "longest / (2π·b)",
+    ]
+    return table(headers, rows)
+
+
+def closest_returns(d_model: int, pair: int, limits: tuple[int, ...]) -> str:
+    """Where a pair comes back closest to its start, within several search limits."""
+    rows = []
+    for limit in limits:
+        offset, gap = pe.closest_return(pair, d_model, max_offset=limit)
+        turns = offset * pe.frequencies(d_model)[pair] / (2 * np.pi)
+        rows.append([limit, offset, number(turns, 4), number(gap, 3)])
+    headers = ["search up to", "closest return at offset *k*", "turns made", "chord to start"]
+    return table(headers, rows)
+
+
+def pair_gaps(d_model: int, offset: int) -> str:
+    """Chord distance of every pair after `offset` positions, and the whole-vector distance."""
+    gaps = pe.pair_distance(offset, d_model)
+    wavelength = pe.wavelengths(d_model)
+    rows = [[i, number(wavelength[i], 1), number(gaps[i], 4)] for i in range(gaps.size)]
+    distance = float(pe.similarity(0, offset, d_model, measure="distance"))
+    rows.append(["whole vector", "", f"**{number(distance, 4)}**"])
+    return table(["pair *i*", "wavelength", f"distance after {offset} positions"], rows)
+
+
+def rotation_checks(cases: tuple[tuple[int, int, int], ...], d_model: int) -> str:
+    """PE(p+k) against M_k PE(p), pair by pair, for several (p, k, i)."""
+    rows = []
+    for position, offset, pair in cases:
+        start = pe.sinusoidal(np.array([position]), d_model, dtype=np.float64)[0]
+        target = pe.sinusoidal(np.array([position + offset]), d_model, dtype=np.float64)[0]
+        block = pe.rotation_blocks(offset, d_model)[pair]
+        rotated = block @ start[2 * pair : 2 * pair + 2]
+        error = np.abs(rotated - target[2 * pair : 2 * pair + 2]).max()
+        rows.append(
+            [
+                position,
+                offset,
+                pair,
+                f"({number(target[2 * pair], 5)}, {number(target[2 * pair + 1], 5)})",
+                f"({number(rotated[0], 5)}, {number(rotated[1], 5)})",
+                number(error, 2) if error else "0",
+            ]
+        )
+    headers = ["*p*", "*k*", "pair *i*", "PE(p+k) pair", "block · PE(p) pair", "largest error"]
+    return table(headers, rows, align="rrrllr")
+
+
+def shift_invariance(d_model: int, offset: int, positions: tuple[int, ...]) -> str:
+    """Dot products PE(p)·PE(p+k) from explicit vectors, for one k and several p."""
+    rows = []
+    for position in positions:
+        a, b = pe.sinusoidal(np.array([position, position + offset]), d_model, dtype=np.float64)
+        rows.append([position, number(float(a @ a), 10), number(float(a @ b), 10)])
+    return table(["*p*", "‖PE(p)‖²", f"PE(p)·PE(p+{offset})"], rows)
+
+
+def dot_turning_points(d_model: int, max_offset: int, count: int = 5) -> str:
+    """Where the dot product against the offset turns: first dips and rises, global minimum."""
+    offsets = np.arange(max_offset + 1)
+    dots = pe.similarity(0, offsets, d_model, measure="dot")
+    step = np.diff(dots)
+    minima = np.flatnonzero((step[:-1] < 0) & (step[1:] >= 0)) + 1
+    maxima = np.flatnonzero((step[:-1] > 0) & (step[1:] <= 0)) + 1
+    rows = []
+    for low, high in zip(minima[:count], maxima[:count], strict=False):
+        rows.append(["dip", int(low), number(dots[low], 3)])
+        rows.append(["rises again to", int(high), number(dots[high], 3)])
+    lowest = int(np.argmin(dots))
+    rows.append([f"lowest value up to {max_offset}", lowest, number(dots[lowest], 3)])
+    return table(["", "offset *k*", f"PE(0)·PE(k), d = {d_model}"], rows, align="lrr")
+
+
+def worked_divisors(d_model: int, base: float = 10000.0) -> str:
+    """Step 1 of the worked example: the divisor and the rate of each pair."""
+    omega = pe.frequencies(d_model, base)
+    rows = [
+        [
+            i,
+            f"{2 * i}, {2 * i + 1}",
+            f"{2 * i}/{d_model}",
+            number(1 / omega[i], 4),
+            number(omega[i], 6),
+        ]
+        for i in range(omega.size)
+    ]
+    headers = [
+        "pair *i*",
+        "columns",
+        "exponent 2i/d",
+        "divisor b<sup>2i/d</sup>",
+        "rate ω<sub>i</sub>",
+    ]
+    return table(headers, rows)
+
+
+def worked_angles(length: int, d_model: int, base: float = 10000.0) -> str:
+    """Step 2: the angle p·ω_i for every position and pair."""
+    theta = pe.angles(length, d_model, base)
+    headers = ["*p*"] + [f"angle, pair {i}" for i in range(theta.shape[1])]
+    rows = [[p] + [number(v, 4) for v in theta[p]] for p in range(length)]
+    return table(headers, rows, align="r" * len(headers))
+
+
+def worked_position(position: int, d_model: int, base: float = 10000.0) -> str:
+    """One position, column by column: function, exponent, rate, angle and value."""
+    omega = pe.frequencies(d_model, base)
+    values = pe.sinusoidal(np.array([position]), d_model, base=base, dtype=np.float64)[0]
+    rows = []
+    for j in range(d_model):
+        pair = j // 2
+        rows.append(
+            [
+                j,
+                "sin" if j % 2 == 0 else "cos",
+                f"{2 * pair}/{d_model}",
+                number(omega[pair], 6),
+                number(position * omega[pair], 6),
+                number(values[j], 6),
+            ]
+        )
+    headers = ["dimension *j*", "function", "exponent", "rate ω", f"angle {position}·ω", "value"]
+    return table(headers, rows, align="rlrrrr")
+
+
+def comparisons(pairs: tuple[tuple[int, int], ...], d_model: int) -> str:
+    """Dot product, cosine similarity and distance from explicit vectors, per pair of positions."""
+    rows = []
+    for p, q in pairs:
+        a, b = pe.sinusoidal(np.array([p, q]), d_model, dtype=np.float64)
+        dot = float(a @ b)
+        cosine = dot / float(np.linalg.norm(a) * np.linalg.norm(b))
+        distance = float(np.linalg.norm(a - b))
+        closed_form = float(pe.similarity(p, q, d_model, measure="dot"))
+        rows.append(
+            [
+                f"{p} and {q}",
+                q - p,
+                number(dot, 4),
+                number(closed_form, 4),
+                number(cosine, 4),
+                number(distance, 4),
+            ]
+        )
+    headers = [
+        "positions",
+        "offset *k*",
+        "dot product",
+        "Σ cos(kω<sub>i</sub>)",
+        "cosine similarity",
+        "distance",
+    ]
+    return table(headers, rows, align="lrrrrr")
+
+
+def uniqueness_grid(d_models: tuple[int, ...], lengths: tuple[int, ...]) -> str:
+    """Smallest distance between two of the first N positions (and its offset), per d and N."""
+    rows = []
+    for d_model in d_models:
+        # Distances depend only on the offset, so one pass over offsets 1 .. max(N) - 1
+        # answers every N; pe.uniqueness(N, d) gives the same numbers one N at a time.
+        offsets = np.arange(1, max(lengths))
+        distances = pe.similarity(0, offsets, d_model, measure="distance")
+        cells: list[object] = [d_model]
+        for length in lengths:
+            best = int(np.argmin(distances[: length - 1]))
+            cells.append(f"{number(distances[best], 4)} (k = {offsets[best]})")
+        rows.append(cells)
+    headers = ["d"] + [f"N = {n:,}" for n in lengths]
+    return table(headers, rows, align="r" * len(headers))
+
+
+def property_checks(d_model: int, length: int) -> str:
+    """Every property of the encoding, measured by its `pe` function over `length` positions."""
+    low, high = pe.value_range(length, d_model)
+    offsets = (1, 2, 17, 100, 1000)
+    sample = np.arange(0, length, max(1, length // 2000))
+    unique = pe.uniqueness(length, d_model)
+    rows = [
+        [
+            "bounded",
+            f"values in [{number(low, 6)}, {number(high, 6)}]",
+            "within [−1, 1]",
+            "`pe.value_range`",
+        ],
+        [
+            "constant norm",
+            f"largest ‖PE(p)‖² − d/2: {number(pe.norm_deviation(length, d_model), 2)}",
+            f"0 (‖PE(p)‖² = d/2 = {d_model // 2})",
+            "`pe.norm_deviation`",
+        ],
+        [
+            "shift is a rotation",
+            f"largest error of M<sub>k</sub>·PE(p): "
+            f"{number(pe.rotation_error(sample, offsets, d_model), 2)}",
+            "0, up to float64 rounding",
+            "`pe.rotation_error`",
+        ],
+        [
+            "unique",
+            f"closest pair {number(unique.min_distance, 4)} apart, at offset {unique.offset}",
+            "greater than 0",
+            "`pe.uniqueness`",
+        ],
+    ]
+    caption = (
+        f"d = {d_model}, positions 0 to {length - 1:,}; the rotation check uses "
+        f"{sample.size:,} starting positions and offsets {', '.join(map(str, offsets))}."
+    )
+    return table(["property", "measured", "expected", "function"], rows, align="llll") + (
+        f"\n\n{caption}"
+    )
+
+
+def extrapolation_checks(train_length: int, test_lengths: tuple[int, ...], d_model: int) -> str:
+    """Positions past a training length compared with those inside it."""
+    rows = []
+    for test_length in test_lengths:
+        result = pe.extrapolation(train_length, test_length, d_model)
+        rows.append(
+            [
+                f"{train_length:,} to {test_length - 1:,}",
+                number(result.profile_deviation, 2),
+                number(result.min_distance_to_training, 4),
+                number(result.max_abs_value, 6),
+            ]
+        )
+    headers = [
+        "new positions",
+        "similarity profile vs inside (largest gap)",
+        "closest distance to a training position",
+        "largest absolute value",
+    ]
+    return table(headers, rows, align="lrrr")
+
+
+def _result(name: str) -> dict[str, object]:
+    """Read a committed benchmark result, ``benchmarks/results/<name>.json``."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / f"{name}.json"
+    data: dict[str, object] = json.loads(path.read_text())
+    return data
+
+
+def modes_benchmark() -> str:
+    """Tabulate the precomputed-table versus on-the-fly measurement, with where it ran."""
+    data = _result("modes")
+    rows = [
+        [
+            row["seq_len"],
+            number(row["precomputed_ms"], 3),
+            number(row["on_the_fly_ms"], 3),
+            number(row["addition_only_ms"], 3),
+            f"{row['on_the_fly_extra_bytes'] / 2**20:.2f} MiB",
+        ]
+        for row in data["rows"]
+    ]
+    machine = data["machine"]
+    headers = [
+        "seq_len",
+        "table (ms)",
+        "on the fly (ms)",
+        "addition alone (ms)",
+        "on-the-fly scratch",
+    ]
+    note = (
+        f"\n\nBatch {data['batch']}, d_model = {data['d_model']}, best of {data['repeats']} "
+        f"runs; the table of max_len = {data['max_len']:,} rows holds "
+        f"{data['table_bytes'] / 2**20:.0f} MiB. Measured on {machine['cpu']} "
+        f"with {machine['threads_used']} threads, torch {data['versions']['torch']}, "
+        f"on {data['date']}, by `{data['command']}`."
+    )
+    first, last = data["rows"][0], data["rows"][-1]
+    ratios = (
+        f"\n\nOn the fly took {first['on_the_fly_ms'] / first['precomputed_ms']:.1f}× the "
+        f"table's time at seq_len = {first['seq_len']:,} and "
+        f"{last['on_the_fly_ms'] / last['precomputed_ms']:.2f}× at seq_len = {last['seq_len']:,}."
+    )
+    return table(headers, rows, align="rrrrr") + note + ratios

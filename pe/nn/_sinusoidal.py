@@ -271,6 +271,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         table = None if max_len is None else sinusoidal(max_len, self.d_model, base=self.base)
         self.register_buffer("table", table, persistent=False)
 
+    # --8<-- [start:keep-float32]
     def _apply(self, fn: Any, recurse: bool = True) -> SinusoidalPositionalEncoding:
         # Let ``.to()``/``.cuda()`` move the table, but never change its dtype.
         table = self._buffers.pop("table")
@@ -281,6 +282,8 @@ class SinusoidalPositionalEncoding(nn.Module):
                 table = table.to(device=fn(table).device)
             self._buffers["table"] = table
         return self
+
+    # --8<-- [end:keep-float32]
 
     def encoding(
         self, seq_len: int, *, offset: int = 0, device: torch.device | None = None
@@ -332,6 +335,7 @@ class SinusoidalPositionalEncoding(nn.Module):
                 f"x must have shape {layout} or (seq, d_model) with d_model={self.d_model}; "
                 f"got shape {tuple(x.shape)}"
             )
+        # --8<-- [start:forward]
         seq_axis = 0 if (x.dim() == 2 or not self.batch_first) else 1
         seq_len = x.shape[seq_axis]
         if positions is None:
@@ -368,6 +372,7 @@ class SinusoidalPositionalEncoding(nn.Module):
                 encoding = encoding.unsqueeze(1)
         result: Tensor = self.dropout(x + encoding.to(device=x.device, dtype=x.dtype))
         return result
+        # --8<-- [end:forward]
 
     def extra_repr(self) -> str:
         return (

@@ -1,0 +1,67 @@
+"""Claims the guide makes in prose, each checked against an independent computation."""
+
+import numpy as np
+import pytest
+from reference import float64_table
+
+import pe
+
+
+def test_log_exp_divisor_equals_power_form():  # formula.md
+    two_i = np.arange(0, 512, 2, dtype=np.float64)
+    power = 1.0 / 10000.0 ** (two_i / 512)
+    log_exp = np.exp(two_i * (-np.log(10000.0) / 512))
+    assert np.max(np.abs(log_exp - power) / power) < 1e-14
+
+
+@pytest.mark.parametrize("d_model", [16, 64, 128, 512, 4096])
+def test_longest_wavelength_falls_short_of_two_pi_base(d_model):  # frequencies.md
+    assert pe.wavelengths(d_model)[-1] < 2 * np.pi * 10000.0
+
+
+def test_aliased_pair_zero_is_separated_by_the_slow_pairs():  # frequencies.md
+    offset, gap = pe.closest_return(0, 16, max_offset=100)
+    table = float64_table(np.array([0, offset]), 16)
+    assert np.hypot(*(table[1, :2] - table[0, :2])) == pytest.approx(gap)
+    assert gap < 0.05
+    assert np.linalg.norm(table[1] - table[0]) > 1.0
+
+
+@pytest.mark.parametrize("d_model", [64, 128, 512])
+def test_dot_product_is_not_monotone_near_zero(d_model):  # rotation.md
+    table = float64_table(np.arange(101), d_model)
+    dots = table @ table[0]
+    assert np.any(np.diff(dots) > 0)
+
+
+def test_dot_product_dips_below_zero_then_returns():  # rotation.md
+    dip = pe.similarity(0, np.arange(10_000, 20_000, 3), 512)
+    later = np.arange(100_000, 300_000, 7)
+    late = pe.similarity(0, later, 512)
+    assert dip.mean() < -0.02
+    assert abs(late.mean()) < 0.01
+    # smaller d swings further around zero
+    assert pe.similarity(0, later, 64).std() > late.std()
+
+
+def test_far_positions_can_be_more_similar_than_nearer_ones():  # rotation.md
+    far = pe.similarity(0, np.arange(2000, 10_001), 64).max()
+    near = pe.similarity(0, np.arange(200, 501), 64).min()
+    assert far > near
+
+
+def test_closest_positions_are_neighbours_for_wide_encodings():  # properties.md
+    for d_model in (16, 64, 512):
+        assert pe.uniqueness(65_536, d_model).offset == 1
+    for d_model in (2, 4, 8):
+        assert pe.uniqueness(65_536, d_model).offset > 1
+
+
+def test_scaled_embeddings_match_the_encoding_scale():  # implementation.md
+    rng = np.random.default_rng(0)
+    d_model = 256
+    embedding = rng.normal(0.0, d_model**-0.5, size=(20_000, d_model))
+    assert embedding.var() == pytest.approx(1 / d_model, rel=0.02)
+    assert (embedding * np.sqrt(d_model)).var() == pytest.approx(1.0, rel=0.02)
+    encoding = float64_table(np.arange(20_000), d_model)
+    assert np.mean(encoding**2) == pytest.approx(0.5, rel=1e-12)

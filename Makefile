@@ -3,6 +3,7 @@
 #   make serve   set up if needed, then serve the site at http://127.0.0.1:8000
 #   make test    set up if needed, then lint, type-check and run every test
 #   make build   strict static build into site/
+#   make bench   measure speed, accuracy and memory; update benchmarks/results/
 #   make lock    re-resolve constraints.txt from pyproject.toml (maintainers)
 
 PYTHON ?= python3
@@ -38,6 +39,12 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest
+
+# Timings and memory against reference implementations, measured in one run;
+# writes benchmarks/results/*.json, which the pages read. Fails if a target is missed.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/table.py
+	$(BIN)/python benchmarks/modes.py
 
 clean:
 	rm -rf site .cache .pytest_cache .mypy_cache .ruff_cache

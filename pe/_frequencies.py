@@ -13,6 +13,7 @@ Everything here is float64: the angles are exact up to one rounding.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from numpy.typing import NDArray
 
 from pe._validation import check_base, check_d_model, check_positions
 
-__all__ = ["angles", "frequencies", "wavelengths"]
+__all__ = ["angles", "cached_frequencies", "frequencies", "wavelengths"]
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> NDArray[np.float64]:
@@ -60,10 +61,18 @@ def frequencies(d_model: int, base: float = 10000.0) -> NDArray[np.float64]:
     >>> pe.frequencies(4, base=100.0)
     array([1. , 0.1])
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
+    omega = cached_frequencies(check_d_model(d_model), check_base(base))
+    copy: NDArray[np.float64] = np.array(omega, dtype=np.float64)
+    return copy
+
+
+@functools.lru_cache(maxsize=64)
+def cached_frequencies(d_model: int, base: float) -> NDArray[np.float64]:
+    """Return `frequencies` for checked arguments, as a shared read-only array."""
     exponents = np.arange(0, d_model, 2, dtype=np.float64) / d_model  # 2i/d
-    return np.power(base, -exponents)
+    omega: NDArray[np.float64] = np.power(base, -exponents)
+    omega.flags.writeable = False
+    return omega
 
 
 def wavelengths(d_model: int, base: float = 10000.0) -> NDArray[np.float64]:

@@ -27,6 +27,7 @@ so a row is bit-for-bit the same whatever range or batch it was requested in.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -34,14 +35,27 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._frequencies import frequencies
-from pe._validation import check_base, check_d_model, check_dtype, check_positions
+from pe._frequencies import cached_frequencies
+from pe._validation import (
+    check_base,
+    check_d_model,
+    check_dtype,
+    check_length,
+    check_positions,
+    is_integer,
+)
 
 __all__ = ["BLOCK", "PrecisionWarning", "sinusoidal"]
 
 #: Positions per block in the exact method: ``p = h + l`` with ``h`` a multiple
 #: of ``BLOCK`` and ``0 <= l < BLOCK``.
 BLOCK = 256
+# The factors themselves are products of two float64 phasors: an offset is
+# ``16 a + b`` and a block index ``64 a + b``, so that a table needs only a few
+# dozen sines and cosines per pair. Fixed splits keep every factor identical
+# from one request to the next.
+STEP_SPLIT = 16
+HEAD_SPLIT = 64
 
 # Rows per chunk where a chunked pass is needed (float16 output, scattered positions).
 _CHUNK_ROWS = 4096
@@ -52,21 +66,79 @@ class PrecisionWarning(UserWarning):
 
 
 # --8<-- [start:factors]
-def head_factors(starts: NDArray[np.int64], omega: NDArray[np.float64]) -> NDArray[np.complex128]:
-    r"""$z_h = \sin(h\omega) + i\cos(h\omega)$ for block starts `starts`."""
-    theta = starts.astype(np.float64)[:, np.newaxis] * omega
-    factors = np.empty(theta.shape, np.complex128)
-    factors.real = np.sin(theta)
-    factors.imag = np.cos(theta)
-    return factors
-
-
-def step_factors(count: int, omega: NDArray[np.float64]) -> NDArray[np.complex128]:
-    r"""$e^{-il\omega} = \cos(l\omega) - i\sin(l\omega)$ for offsets ``0 .. count-1``."""
-    theta = np.arange(count, dtype=np.float64)[:, np.newaxis] * omega
+def _phasors(multiples: NDArray[np.int64], unit: int, omega: NDArray[np.float64]) -> NDArray[Any]:
+    r"""$e^{-i\,m u\,\omega} = \cos(mu\omega) - i\sin(mu\omega)$ for integers $m$, unit $u$."""
+    theta = (multiples * unit).astype(np.float64)[
+        :, np.newaxis
+    ] * omega  # exact integer, one rounding
     factors = np.empty(theta.shape, np.complex128)
     factors.real = np.cos(theta)
     factors.imag = -np.sin(theta)
+    return factors
+
+
+def step_factors(
+    count: int, omega: NDArray[np.float64], ctype: Any = np.complex128
+) -> NDArray[Any]:
+    r"""$e^{-il\omega}$ for offsets $0 \le l <$ `count` (at most `BLOCK`), read-only.
+
+    Built as $e^{-i16a\omega}\,e^{-ib\omega}$ and kept in a small cache: the table
+    depends only on the frequencies and the dtype, not on the request.
+    """
+    return _step_table(omega.tobytes(), np.dtype(ctype).str)[:count]
+
+
+@functools.lru_cache(maxsize=16)
+def _step_table(omega_bytes: bytes, ctype: str) -> NDArray[Any]:
+    omega = np.frombuffer(omega_bytes, dtype=np.float64)
+    coarse = _phasors(np.arange(BLOCK // STEP_SPLIT), STEP_SPLIT, omega)
+    fine = _phasors(np.arange(STEP_SPLIT), 1, omega)
+    factors = np.empty((BLOCK // STEP_SPLIT, STEP_SPLIT, omega.size), ctype)
+    np.multiply(coarse[:, np.newaxis, :], fine[np.newaxis, :, :], out=factors)  # rounded once
+    factors.flags.writeable = False
+    return factors.reshape(BLOCK, omega.size)
+
+
+@functools.lru_cache(maxsize=16)
+def _block_phasors(omega_bytes: bytes) -> NDArray[np.complex128]:
+    r"""$e^{-i\,256 b\,\omega}$ for $b = 0 \dots 63$, read-only and cached."""
+    factors = _phasors(np.arange(HEAD_SPLIT), BLOCK, np.frombuffer(omega_bytes, dtype=np.float64))
+    factors.flags.writeable = False
+    return factors
+
+
+def head_factors(
+    starts: range | NDArray[np.int64], omega: NDArray[np.float64], ctype: Any = np.complex128
+) -> NDArray[Any]:
+    r"""$z_h = \sin(h\omega) + i\cos(h\omega) = i\,e^{-ih\omega}$ for block starts $h$.
+
+    `starts` holds multiples of `BLOCK`, as an array or as a ``range`` with step
+    `BLOCK`. Block $j = h / 256$ is split as $j = 64a + b$, so only a few sines
+    and cosines are evaluated however many blocks there are; the split depends
+    on $h$ alone, so a block's factor is the same in every request.
+    """
+    fine = _block_phasors(omega.tobytes())  # e^{-i 256 b omega}, b = 0 .. 63
+    factors = np.empty((len(starts), omega.size), ctype)
+    if isinstance(starts, range):  # consecutive blocks: one slice per coarse group
+        first, stop = starts.start // BLOCK, starts.stop // BLOCK
+        groups = (
+            range(first // HEAD_SPLIT, (stop - 1) // HEAD_SPLIT + 1) if len(starts) else range(0)
+        )
+        coarse = 1j * _phasors(np.arange(groups.start, groups.stop), BLOCK * HEAD_SPLIT, omega)
+        for index, group in enumerate(groups):
+            low = max(first, group * HEAD_SPLIT)
+            high = min(stop, (group + 1) * HEAD_SPLIT)
+            np.multiply(
+                coarse[index],
+                fine[low - group * HEAD_SPLIT : high - group * HEAD_SPLIT],
+                out=factors[low - first : high - first],
+            )
+        return factors
+    blocks = starts // BLOCK
+    coarse_index = blocks // HEAD_SPLIT
+    groups_array, which = np.unique(coarse_index, return_inverse=True)
+    coarse = 1j * _phasors(groups_array, BLOCK * HEAD_SPLIT, omega)  # i e^{-i 64 a 256 omega}
+    np.multiply(coarse[which.reshape(-1)], fine[blocks - coarse_index * HEAD_SPLIT], out=factors)
     return factors
 
 
@@ -92,7 +164,7 @@ class Segment:
 class RunPlan:
     """How the contiguous positions ``start .. start + count - 1`` split into blocks."""
 
-    head_positions: NDArray[np.int64]
+    head_positions: range
     step_count: int
     segments: tuple[Segment, ...]
 
@@ -100,46 +172,50 @@ class RunPlan:
 def plan_run(start: int, count: int) -> RunPlan:
     """Split a contiguous run of positions into at most three broadcast products.
 
-    A partial first block, the full blocks, and a partial last block.
+    A partial first block, the full blocks, and a partial last block (a first
+    block that starts on a block boundary counts as a full one).
     """
     first = (start // BLOCK) * BLOCK
     lead = min(first + BLOCK - start, count)  # rows in the first (maybe partial) block
+    if lead == BLOCK:
+        lead = 0  # aligned: the first block is a full one
     full = (count - lead) // BLOCK
     tail = count - lead - full * BLOCK
-    segments = [Segment(row=0, head=0, heads=1, step=start - first, steps=lead)]
+    segments = []
+    if lead:
+        segments.append(Segment(row=0, head=0, heads=1, step=start - first, steps=lead))
     if full:
-        segments.append(Segment(row=lead, head=1, heads=full, step=0, steps=BLOCK))
+        segments.append(Segment(row=lead, head=int(lead > 0), heads=full, step=0, steps=BLOCK))
     if tail:
-        segments.append(
-            Segment(row=lead + full * BLOCK, head=1 + full, heads=1, step=0, steps=tail)
-        )
-    head_positions = first + BLOCK * np.arange(1 + full + (tail > 0), dtype=np.int64)
+        head = int(lead > 0) + full
+        segments.append(Segment(row=lead + full * BLOCK, head=head, heads=1, step=0, steps=tail))
+    heads = int(lead > 0) + full + int(tail > 0)
     step_count = BLOCK if full else max(s.step + s.steps for s in segments)
-    return RunPlan(head_positions, step_count, tuple(segments))
+    return RunPlan(range(first, first + BLOCK * heads, BLOCK), step_count, tuple(segments))
 
 
-def contiguous_start(positions: NDArray[np.int64]) -> int | None:
-    """Return the first position if `positions` (1-D) is ``start, start + 1, ...``, else None."""
+def as_run(positions: NDArray[np.int64]) -> range | NDArray[np.int64]:
+    """Return ``range(start, stop)`` if 1-D `positions` are consecutive, else the array."""
     if positions.size == 0:
-        return None
+        return range(0)
     if positions.size > 1 and not bool(np.all(positions[1:] - positions[:-1] == 1)):
-        return None
-    return int(positions[0])
+        return positions
+    start = int(positions[0])
+    return range(start, start + positions.size)
 
 
 def _fill_pairs(
     pairs: NDArray[np.complexfloating[Any, Any]],
-    positions: NDArray[np.int64],
+    positions: range | NDArray[np.int64],
     omega: NDArray[np.float64],
 ) -> None:
     r"""Write $\sin + i\cos$ of every position's angles into `pairs` (rows x d/2)."""
     ctype = pairs.dtype
-    start = contiguous_start(positions)
     # --8<-- [start:run]
-    if start is not None:
-        plan = plan_run(start, positions.size)
-        heads = head_factors(plan.head_positions, omega).astype(ctype)
-        steps = step_factors(plan.step_count, omega).astype(ctype)
+    if isinstance(positions, range):  # consecutive positions: broadcast products
+        plan = plan_run(positions.start, len(positions))
+        heads = head_factors(plan.head_positions, omega, ctype)
+        steps = step_factors(plan.step_count, omega, ctype)
         half = omega.size
         for seg in plan.segments:
             target = pairs[seg.row : seg.row + seg.heads * seg.steps]
@@ -155,15 +231,15 @@ def _fill_pairs(
     block_start = (positions // BLOCK) * BLOCK
     offset = positions - block_start
     unique_starts, which = np.unique(block_start, return_inverse=True)
-    heads = head_factors(unique_starts, omega).astype(ctype)
-    steps = step_factors(int(offset.max()) + 1, omega).astype(ctype)
+    heads = head_factors(unique_starts, omega, ctype)
+    steps = step_factors(int(offset.max()) + 1, omega, ctype)
     for row in range(0, positions.size, _CHUNK_ROWS):
         rows = slice(row, row + _CHUNK_ROWS)
         np.multiply(heads[which[rows]], steps[offset[rows]], out=pairs[rows])
 
 
 def _fill_table(
-    out: NDArray[np.floating[Any]], positions: NDArray[np.int64], omega: NDArray[np.float64]
+    out: NDArray[np.floating[Any]], positions: range | NDArray[np.int64], omega: NDArray[np.float64]
 ) -> None:
     """Fill `out` (rows x d_model, C-contiguous) with the interleaved table."""
     if out.dtype == np.float64:
@@ -171,17 +247,23 @@ def _fill_table(
     elif out.dtype == np.float32:
         _fill_pairs(out.view(np.complex64), positions, omega)
     else:  # float16: compute in float32 a chunk at a time, then round once
-        chunk = max(1, min(_CHUNK_ROWS, positions.size // 2))
+        count = len(positions)
+        chunk = max(1, min(_CHUNK_ROWS, count // 2))
         buffer = np.empty((chunk, out.shape[1]), np.float32)
-        for row in range(0, positions.size, chunk):
+        for row in range(0, count, chunk):
             part = positions[row : row + chunk]
-            scratch = buffer[: part.size]
+            scratch = buffer[: len(part)]
             _fill_pairs(scratch.view(np.complex64), part, omega)
-            out[row : row + part.size] = scratch
+            out[row : row + len(part)] = scratch
 
 
-def _check_distinct(table: NDArray[np.floating[Any]], positions: NDArray[np.int64]) -> None:
-    """Warn if two different positions got byte-identical rows."""
+def check_distinct(
+    table: NDArray[Any], positions: NDArray[np.int64], dtype_name: str, stacklevel: int = 3
+) -> None:
+    """Warn with `PrecisionWarning` if two different positions got bit-identical rows.
+
+    `table` holds the rows (any dtype: only the bytes are compared) for `positions`.
+    """
     unique_positions, first_row = np.unique(positions, return_index=True)
     rows = np.ascontiguousarray(table[first_row])
     keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
@@ -191,11 +273,11 @@ def _check_distinct(table: NDArray[np.floating[Any]], positions: NDArray[np.int6
     clash = int(np.flatnonzero(first_of_key[key_of_row.ravel()] != np.arange(keys.size))[0])
     twin = int(first_of_key[key_of_row.ravel()[clash]])
     warnings.warn(
-        f"dtype {table.dtype} cannot distinguish the requested positions: positions "
+        f"dtype {dtype_name} cannot distinguish the requested positions: positions "
         f"{int(unique_positions[twin])} and {int(unique_positions[clash])} get identical "
-        f"encodings after rounding to {table.dtype}. Use float32, or a larger d_model.",
+        f"encodings after rounding to {dtype_name}. Use float32, or a larger d_model.",
         PrecisionWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 
@@ -272,16 +354,24 @@ def sinusoidal(
     >>> bool((later == pe.sinusoidal(1016, d_model=64)[1000:]).all())
     True
     """
-    positions = check_positions(positions)
+    shape: tuple[int, ...]
+    request: range | NDArray[np.int64]
+    if is_integer(positions):  # a length: positions 0 .. L-1, no array needed
+        request = range(check_length(positions, name="positions"))
+        shape = (len(request),)
+    else:
+        array = check_positions(positions)
+        shape = array.shape
+        request = as_run(array.reshape(-1))
     d_model = check_d_model(d_model)
     base = check_base(base)
     dtype = check_dtype(dtype)
-    omega = frequencies(d_model, base)
-    flat = positions.reshape(-1)
-    table = np.empty((flat.size, d_model), dtype)
-    if flat.size:
-        _fill_table(table, flat, omega)
+    omega = cached_frequencies(d_model, base)
+    table = np.empty((len(request), d_model), dtype)
+    if len(request):
+        _fill_table(table, request, omega)
         if dtype == np.float16:
-            _check_distinct(table, flat)
-    result: NDArray[np.floating[Any]] = table.reshape((*positions.shape, d_model))
+            flat = np.arange(request.start, request.stop) if isinstance(request, range) else request
+            check_distinct(table, flat, str(dtype))
+    result: NDArray[np.floating[Any]] = table.reshape((*shape, d_model))
     return result

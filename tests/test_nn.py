@@ -180,3 +180,17 @@ def test_torch_function_errors():
         sinusoidal(torch.zeros(3), 8)
     with pytest.raises(ValueError, match="d_model"):
         sinusoidal(4, 5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_collisions_warn(dtype):
+    with pytest.warns(pe.PrecisionWarning, match=r"positions \d+ and \d+ get identical"):
+        sinusoidal(1000, 2, dtype=dtype)
+
+
+def test_half_precision_without_collisions_is_silent():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sinusoidal(4096, 64, dtype=torch.bfloat16)

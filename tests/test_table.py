@@ -131,3 +131,31 @@ def test_float16_without_collisions_is_silent():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pe.sinusoidal(4096, 64, dtype=np.float16)
+
+
+def test_no_temporary_larger_than_the_output():
+    import tracemalloc
+
+    length, d_model = 16_384, 512
+    output = length * d_model * 4
+    tracemalloc.start()
+    table = pe.sinusoidal(length, d_model)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert table.nbytes == output
+    assert peak - output < 0.1 * output
+
+
+def test_cached_factors_serve_every_configuration():
+    configurations = [(64, 10000.0), (32, 10000.0), (64, 500.0), (64, 10000.0), (8, 2.0)]
+    for d_model, base in configurations * 2:
+        got = pe.sinusoidal(np.arange(300, 900), d_model, base=base)
+        expected = float64_table(np.arange(300, 900), d_model, base=base)
+        assert np.abs(got - expected).max() <= FLOAT32_BOUND
+
+
+def test_results_are_independent_arrays():
+    first = pe.sinusoidal(600, 16)
+    first[:] = 7.0
+    second = pe.sinusoidal(600, 16)
+    assert np.abs(second).max() <= 1.0

@@ -7,14 +7,15 @@ pair runs in torch, on the target device.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
-from pe._frequencies import frequencies
-from pe._table import BLOCK, head_factors, plan_run, step_factors
+from pe._frequencies import cached_frequencies
+from pe._table import BLOCK, as_run, check_distinct, head_factors, plan_run, step_factors
 from pe._validation import (
     MAX_POSITION,
     check_base,
@@ -22,6 +23,7 @@ from pe._validation import (
     check_length,
     check_offset,
     check_positions,
+    is_integer,
 )
 
 __all__ = ["SinusoidalPositionalEncoding", "sinusoidal"]
@@ -55,15 +57,28 @@ def _check_position_tensor(positions: Tensor, *, name: str = "positions") -> Ten
     return positions.long()
 
 
-def _to_device(factors: np.ndarray[Any, Any], ctype: torch.dtype, device: torch.device) -> Tensor:
-    return torch.from_numpy(factors).to(device=device, dtype=ctype)
+_NUMPY_COMPLEX = {torch.complex64: np.complex64, torch.complex128: np.complex128}
+
+
+def _to_device(factors: np.ndarray[Any, Any], device: torch.device) -> Tensor:
+    if not factors.flags.writeable:  # a cached table: torch needs its own copy
+        factors = factors.copy()
+    return torch.from_numpy(factors).to(device=device)
+
+
+@functools.lru_cache(maxsize=16)
+def _device_steps(omega_bytes: bytes, ctype: torch.dtype, device: torch.device) -> Tensor:
+    """Copy the step factors to `device` once per configuration."""
+    omega = np.frombuffer(omega_bytes, dtype=np.float64)
+    return _to_device(step_factors(BLOCK, omega, _NUMPY_COMPLEX[ctype]), device)
 
 
 def _fill_run(pairs: Tensor, start: int, omega: np.ndarray[Any, Any]) -> None:
     """Fill complex `pairs` (rows x d/2) for the positions ``start, start + 1, ...``."""
     plan = plan_run(start, pairs.shape[0])
-    heads = _to_device(head_factors(plan.head_positions, omega), pairs.dtype, pairs.device)
-    steps = _to_device(step_factors(plan.step_count, omega), pairs.dtype, pairs.device)
+    ctype = _NUMPY_COMPLEX[pairs.dtype]
+    heads = _to_device(head_factors(plan.head_positions, omega, ctype), pairs.device)
+    steps = _device_steps(omega.tobytes(), pairs.dtype, pairs.device)
     for seg in plan.segments:
         target = pairs[seg.row : seg.row + seg.heads * seg.steps].view(seg.heads, seg.steps, -1)
         torch.mul(
@@ -78,23 +93,21 @@ def _fill_scattered(pairs: Tensor, positions: Tensor, omega: np.ndarray[Any, Any
     block_start = torch.div(positions, BLOCK, rounding_mode="floor") * BLOCK
     offset = positions - block_start
     unique_starts, which = torch.unique(block_start, return_inverse=True)
-    heads = head_factors(unique_starts.cpu().numpy().astype(np.int64), omega)
-    heads_t = _to_device(heads, pairs.dtype, pairs.device)
-    steps_t = _to_device(step_factors(BLOCK, omega), pairs.dtype, pairs.device)
+    ctype = _NUMPY_COMPLEX[pairs.dtype]
+    heads = head_factors(unique_starts.cpu().numpy().astype(np.int64), omega, ctype)
+    heads_t = _to_device(heads, pairs.device)
+    steps_t = _device_steps(omega.tobytes(), pairs.dtype, pairs.device)
     for row in range(0, positions.shape[0], _CHUNK_ROWS):
         rows = slice(row, row + _CHUNK_ROWS)
         torch.mul(heads_t[which[rows]], steps_t[offset[rows]], out=pairs[rows])
 
 
-def _fill(
-    out: Tensor, start: int | None, positions: Tensor | None, omega: np.ndarray[Any, Any]
-) -> None:
+def _fill(out: Tensor, positions: range | Tensor, omega: np.ndarray[Any, Any]) -> None:
     """Fill a float32/float64 `out` (rows x d_model) for a run or for scattered positions."""
     pairs = torch.view_as_complex(out.view(out.shape[0], -1, 2))
-    if start is not None:
-        _fill_run(pairs, start, omega)
+    if isinstance(positions, range):
+        _fill_run(pairs, positions.start, omega)
     else:
-        assert positions is not None
         _fill_scattered(pairs, positions, omega)
 
 
@@ -141,6 +154,12 @@ def sinusoidal(
         For a negative length, a position out of range, an odd or non-positive
         `d_model`, or a `base` that is not finite and above 1.
 
+    Warns
+    -----
+    pe.PrecisionWarning
+        With ``float16`` or ``bfloat16``, when rounding makes two different
+        requested positions' rows identical.
+
     Examples
     --------
     >>> import torch
@@ -155,42 +174,46 @@ def sinusoidal(
     d_model = check_d_model(d_model)
     base = check_base(base)
     dtype = _check_torch_dtype(dtype)
-    start: int | None
+    request: range | Tensor
     if isinstance(positions, Tensor):
-        flat = _check_position_tensor(positions).reshape(-1)
-        shape = tuple(positions.shape)
         target = torch.device(device) if device is not None else positions.device
-        flat = flat.to(target)
-        start = None
-        if flat.numel() and bool(torch.all(flat[1:] - flat[:-1] == 1)):
-            start = int(flat[0])
+        request = _check_position_tensor(positions).reshape(-1).to(target)
+        shape = tuple(positions.shape)
+        if request.numel() == 1 or (
+            request.numel() and bool(torch.all(request[1:] - request[:-1] == 1))
+        ):
+            first = int(request[0])
+            request = range(first, first + request.numel())
     else:
-        array = check_positions(positions)
-        shape = array.shape
         target = torch.device(device) if device is not None else torch.device("cpu")
-        flat_np = array.reshape(-1)
-        start = None
-        if flat_np.size and (flat_np.size == 1 or bool(np.all(np.diff(flat_np) == 1))):
-            start = int(flat_np[0])
-        flat = torch.from_numpy(flat_np).to(target)
-    omega = frequencies(d_model, base)
-    rows = flat.shape[0]
-    if dtype in (torch.float32, torch.float64):
-        out = torch.empty((rows, d_model), dtype=dtype, device=target)
-        if rows:
-            _fill(out, start, flat, omega)
-        return out.view(*shape, d_model)
+        if is_integer(positions):  # a length: positions 0 .. L-1
+            request = range(check_length(positions, name="positions"))
+            shape = (len(request),)
+        else:
+            array = check_positions(positions)
+            shape = array.shape
+            run = as_run(array.reshape(-1))
+            request = run if isinstance(run, range) else torch.from_numpy(run).to(target)
+    omega = cached_frequencies(d_model, base)
+    rows = len(request) if isinstance(request, range) else request.shape[0]
     out = torch.empty((rows, d_model), dtype=dtype, device=target)
+    if dtype in (torch.float32, torch.float64):
+        if rows:
+            _fill(out, request, omega)
+        return out.view(*shape, d_model)
     chunk = max(1, min(_CHUNK_ROWS, rows // 2))
     buffer = torch.empty((chunk, d_model), dtype=torch.float32, device=target)
     for row in range(0, rows, chunk):
         count = min(chunk, rows - row)
         scratch = buffer[:count]
-        if start is not None:
-            _fill(scratch, start + row, None, omega)
-        else:
-            _fill(scratch, None, flat[row : row + count], omega)
+        _fill(scratch, request[row : row + count], omega)
         out[row : row + count].copy_(scratch)
+    flat = (
+        np.arange(request.start, request.stop)
+        if isinstance(request, range)
+        else request.cpu().numpy()
+    )
+    check_distinct(out.view(torch.int16).cpu().numpy(), flat, str(dtype))
     return out.view(*shape, d_model)
 
 

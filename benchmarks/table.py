@@ -1,0 +1,444 @@
+"""Speed, accuracy and memory of `pe`'s table against the code people copy.
+
+Run with ``make bench`` (or ``python benchmarks/table.py``). Every reference is
+written out here, in numpy and in torch, and timed in the same run:
+
+(a) the common float32 formulation: float32 angles, a table of zeros, strided
+    writes of sin and cos (the PyTorch-tutorial recipe);
+(b) angles in float64, sin and cos in float64, cast into a float32 table;
+(c) the fairseq-style layout: float32 angles with the i/(d/2 - 1) exponent,
+    sin and cos concatenated;
+
+plus the time to allocate and fill an output of the same size, which bounds
+any method from below. Each framework is timed in three fresh processes, best
+of 15 calls in each, and every method keeps its best time over all of them.
+Prints a table with ratios and checks the targets of the "Precision and speed"
+page; writes ``benchmarks/results/table.json``, which the page reads. Exits with
+status 1 if a target is missed.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import mpmath
+import numpy as np
+import torch
+from _common import best_of, environment, write
+
+import pe
+import pe.nn
+
+THREADS = 2
+REPEATS = 15
+PROCESSES = 3  # fresh processes per framework; each method keeps its best
+SIZES = ((8192, 512), (65536, 1024))
+BASE = 10000.0
+ERROR_STARTS = (0, 100, 10_000, 1_000_000, 10_000_000, 2**24 - 256)
+ERROR_WINDOW = 256
+ERROR_D = 512
+BOUND = 3e-7
+
+
+# ----------------------------------------------------------------- numpy references
+def _np_positions(positions: int | np.ndarray) -> np.ndarray:
+    return np.arange(positions) if isinstance(positions, int) else positions
+
+
+def _torch_positions(positions: int | torch.Tensor) -> torch.Tensor:
+    return torch.arange(positions) if isinstance(positions, int) else positions
+
+
+def np_common_float32(positions: int | np.ndarray, d_model: int) -> np.ndarray:
+    positions = _np_positions(positions)
+    position = positions.astype(np.float32)[:, None]
+    div_term = np.exp(
+        np.arange(0, d_model, 2, dtype=np.float32) * np.float32(-math.log(BASE) / d_model)
+    )
+    table = np.zeros((positions.size, d_model), dtype=np.float32)
+    table[:, 0::2] = np.sin(position * div_term)
+    table[:, 1::2] = np.cos(position * div_term)
+    return table
+
+
+def np_float64_cast(positions: int | np.ndarray, d_model: int) -> np.ndarray:
+    positions = _np_positions(positions)
+    angles = positions.astype(np.float64)[:, None] * BASE ** (-np.arange(0, d_model, 2) / d_model)
+    table = np.empty((positions.size, d_model), dtype=np.float32)
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles)
+    return table
+
+
+def np_fairseq_concat(positions: int | np.ndarray, d_model: int) -> np.ndarray:
+    positions = _np_positions(positions)
+    half = d_model // 2
+    rate = np.exp(np.arange(half, dtype=np.float32) * np.float32(-math.log(BASE) / (half - 1)))
+    angles = positions.astype(np.float32)[:, None] * rate[None, :]
+    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+
+
+def np_fill(positions: int | np.ndarray, d_model: int) -> np.ndarray:
+    positions = _np_positions(positions)
+    table = np.empty((positions.size, d_model), dtype=np.float32)
+    table.fill(0.5)
+    return table
+
+
+# ----------------------------------------------------------------- torch references
+def torch_common_float32(positions: int | torch.Tensor, d_model: int) -> torch.Tensor:
+    if isinstance(positions, int):  # exactly as the tutorial builds its table
+        position = torch.arange(0, positions, dtype=torch.float32).unsqueeze(1)
+    else:
+        position = positions.to(torch.float32).unsqueeze(1)
+    div_term = torch.exp(
+        torch.arange(0, d_model, 2, dtype=torch.float32, device=position.device)
+        * (-math.log(BASE) / d_model)
+    )
+    table = torch.zeros(position.shape[0], d_model, device=position.device)
+    table[:, 0::2] = torch.sin(position * div_term)
+    table[:, 1::2] = torch.cos(position * div_term)
+    return table
+
+
+def torch_float64_cast(positions: int | torch.Tensor, d_model: int) -> torch.Tensor:
+    positions = _torch_positions(positions)
+    exponent = torch.arange(0, d_model, 2, dtype=torch.float64, device=positions.device) / d_model
+    angles = positions.to(torch.float64).unsqueeze(1) * BASE**-exponent
+    table = torch.empty(positions.numel(), d_model, device=positions.device)
+    table[:, 0::2] = torch.sin(angles)
+    table[:, 1::2] = torch.cos(angles)
+    return table
+
+
+def torch_fairseq_concat(positions: int | torch.Tensor, d_model: int) -> torch.Tensor:
+    positions = _torch_positions(positions)
+    half = d_model // 2
+    rate = torch.exp(
+        torch.arange(half, dtype=torch.float32, device=positions.device)
+        * (-math.log(BASE) / (half - 1))
+    )
+    angles = positions.to(torch.float32).unsqueeze(1) * rate.unsqueeze(0)
+    return torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)
+
+
+def torch_fill(positions: int | torch.Tensor, d_model: int) -> torch.Tensor:
+    positions = _torch_positions(positions)
+    return torch.empty(positions.numel(), d_model, device=positions.device).fill_(0.5)
+
+
+# ----------------------------------------------------------------- exact references
+def float64_interleaved(positions: np.ndarray, d_model: int) -> np.ndarray:
+    """The paper's table in float64, written independently of `pe`."""
+    angles = positions.astype(np.float64)[:, None] * BASE ** (-np.arange(0, d_model, 2) / d_model)
+    table = np.empty((positions.size, d_model))
+    table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
+    return table
+
+
+def float64_fairseq(positions: np.ndarray, d_model: int) -> np.ndarray:
+    half = d_model // 2
+    angles = positions.astype(np.float64)[:, None] * np.exp(
+        np.arange(half) * (-math.log(BASE) / (half - 1))
+    )
+    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+
+
+NUMPY = {
+    "pe": lambda p, d: pe.sinusoidal(p, d),
+    "(a) common float32": np_common_float32,
+    "(b) float64 angles, cast": np_float64_cast,
+    "(c) fairseq concat": np_fairseq_concat,
+    "allocate and fill": np_fill,
+}
+TORCH = {
+    "pe": lambda p, d: pe.nn.sinusoidal(p, d),
+    "(a) common float32": torch_common_float32,
+    "(b) float64 angles, cast": torch_float64_cast,
+    "(c) fairseq concat": torch_fairseq_concat,
+    "allocate and fill": torch_fill,
+}
+EXACT = {
+    "(c) fairseq concat": float64_fairseq,
+}
+
+
+def time_all(
+    methods: dict[str, Callable[[Any, int], Any]],
+    make_positions: Callable[[int], Any],
+    sync: Callable[[], None] = lambda: None,
+) -> list[dict[str, Any]]:
+    rows = []
+    for length, d_model in SIZES:
+        positions = make_positions(length)
+
+        def timed(method: Callable[[Any, int], Any], positions: Any, d_model: int) -> float:
+            def call() -> None:
+                method(positions, d_model)
+                sync()
+
+            return best_of(call, REPEATS)
+
+        times = {name: timed(method, positions, d_model) for name, method in methods.items()}
+        rows.append({"length": length, "d_model": d_model, "seconds": times})
+    return rows
+
+
+def cold_calls() -> dict[str, float]:
+    """One call with every cache of `pe` emptied (the first call for a configuration)."""
+    import pe._table
+    import pe.nn._sinusoidal
+
+    def clear() -> None:
+        pe._table._step_table.cache_clear()
+        pe._table._block_phasors.cache_clear()
+        pe.nn._sinusoidal._device_steps.cache_clear()
+
+    result = {}
+    length, d_model = SIZES[0]
+    for name, call in (
+        ("numpy", lambda: pe.sinusoidal(length, d_model)),
+        ("torch", lambda: pe.nn.sinusoidal(length, d_model)),
+    ):
+        times = []
+        for _ in range(5):
+            clear()
+            start = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - start)
+        result[name] = min(times)
+    return result
+
+
+def errors() -> list[dict[str, Any]]:
+    """Largest error against float64, per window of positions and per method."""
+    rows = []
+    for start in ERROR_STARTS:
+        positions = np.arange(start, start + ERROR_WINDOW)
+        exact = float64_interleaved(positions, ERROR_D)
+        row: dict[str, Any] = {"start": start, "stop": start + ERROR_WINDOW - 1}
+        for name, method in NUMPY.items():
+            if name == "allocate and fill":
+                continue
+            reference = EXACT.get(name, float64_interleaved)(positions, ERROR_D)
+            row[f"numpy {name}"] = float(np.abs(method(positions, ERROR_D) - reference).max())
+        row["torch pe"] = float(
+            np.abs(pe.nn.sinusoidal(torch.from_numpy(positions), ERROR_D).numpy() - exact).max()
+        )
+        row["float32 rounding of the exact table"] = float(
+            np.abs(exact.astype(np.float32) - exact).max()
+        )
+        rows.append(row)
+    return rows
+
+
+def pe_worst_error() -> dict[str, Any]:
+    """pe's error over random windows anywhere below 2**24, each with its own start."""
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    starts = rng.integers(0, 2**24 - 1024, size=48)
+    for start in starts:
+        positions = np.arange(start, start + 1024)
+        worst = max(
+            worst,
+            float(
+                np.abs(pe.sinusoidal(positions, 256) - float64_interleaved(positions, 256)).max()
+            ),
+        )
+    mp_worst = 0.0
+    table_rows = rng.integers(0, 2**24, size=16)
+    got = pe.sinusoidal(table_rows, ERROR_D)
+    with mpmath.workdps(40):
+        for row, position in enumerate(table_rows):
+            for column in rng.integers(0, ERROR_D, size=8):
+                pair = int(column) // 2
+                angle = mpmath.mpf(int(position)) / mpmath.power(
+                    BASE, mpmath.mpf(2 * pair) / ERROR_D
+                )
+                exact = mpmath.sin(angle) if column % 2 == 0 else mpmath.cos(angle)
+                mp_worst = max(mp_worst, abs(float(got[row, column]) - float(exact)))
+    return {
+        "random_windows": int(starts.size),
+        "window": 1024,
+        "d_model": 256,
+        "max_error_float64": worst,
+        "mpmath_spot_checks": int(table_rows.size * 8),
+        "max_error_mpmath": mp_worst,
+    }
+
+
+def peak_memory() -> list[dict[str, Any]]:
+    """Largest temporary beyond the output, as a fraction of the output, via tracemalloc."""
+    rows = []
+    length, d_model = SIZES[-1]
+    positions = np.arange(length)
+    output = length * d_model * 4
+    for name, method in NUMPY.items():
+        tracemalloc.start()
+        result = method(positions, d_model)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        del result
+        rows.append({"method": name, "extra_over_output": (peak - output) / output})
+    return rows
+
+
+def cuda_rows() -> list[dict[str, Any]] | None:
+    if not torch.cuda.is_available():
+        return None
+    device = torch.device("cuda")
+    rows = time_all(
+        TORCH,
+        lambda n: torch.arange(n, device=device),
+        torch.cuda.synchronize,
+    )
+    for row in rows:
+        length, d_model = row["length"], row["d_model"]
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        table = pe.nn.sinusoidal(torch.arange(length, device=device), d_model)
+        torch.cuda.synchronize()
+        extra = torch.cuda.max_memory_allocated() - base - table.numel() * 4
+        row["pe_extra_over_output"] = extra / (table.numel() * 4)
+        row["device"] = torch.cuda.get_device_name()
+    return rows
+
+
+def report(title: str, rows: list[dict[str, Any]]) -> list[str]:
+    print(f"\n{title}")
+    failures = []
+    for row in rows:
+        seconds = row["seconds"]
+        ours = seconds["pe"]
+        print(f"  {row['length']:6d} x {row['d_model']:<5d}")
+        for name, value in seconds.items():
+            ratio = "" if name == "pe" else f"   pe is {value / ours:5.2f}x as fast"
+            if name == "allocate and fill":
+                ratio = f"   pe takes {ours / value:4.2f}x this"
+            print(f"    {name:26s} {value * 1e3:9.3f} ms{ratio}")
+        need = 4.0 if row["length"] == SIZES[0][0] else 3.0
+        for name in ("(a) common float32", "(b) float64 angles, cast"):
+            if seconds[name] / ours < need:
+                size = f"{row['length']}x{row['d_model']}"
+                failures.append(f"{title} {size}: {name} only {seconds[name] / ours:.2f}x")
+        if row["length"] == SIZES[-1][0] and ours / seconds["allocate and fill"] > 1.5:
+            failures.append(f"{title}: {ours / seconds['allocate and fill']:.2f}x the fill time")
+    return failures
+
+
+def time_framework(framework: str) -> list[dict[str, Any]]:
+    """Time one framework's methods; run in a fresh process so runs do not interact."""
+    torch.set_num_threads(THREADS)
+    # Every method builds the table for positions 0 .. L-1 from the length L.
+    return time_all(NUMPY if framework == "numpy" else TORCH, lambda n: n)
+
+
+def in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
+    """Call `function` in a new interpreter: a clean heap and thread pool for each timing."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(function, *args).result()
+
+
+def best_of_processes(framework: str) -> list[dict[str, Any]]:
+    """Each method's best time over several fresh processes.
+
+    On this kind of machine a method's timings can settle in a slow mode for a
+    whole process (large temporaries that keep returning to the operating
+    system); taking the best over fresh processes gives every method, the
+    references included, its fast mode.
+    """
+    runs = [in_fresh_process(time_framework, framework) for _ in range(PROCESSES)]
+    best = runs[0]
+    for run in runs[1:]:
+        for row, other in zip(best, run, strict=True):
+            for name, value in other["seconds"].items():
+                row["seconds"][name] = min(row["seconds"][name], value)
+    return best
+
+
+def main() -> int:
+    torch.set_num_threads(THREADS)
+    numpy_rows = best_of_processes("numpy")
+    torch_rows = best_of_processes("torch")
+    failures = report("numpy (pe.sinusoidal), 1 thread", numpy_rows)
+    failures += report(f"torch (pe.nn.sinusoidal), {THREADS} threads", torch_rows)
+    cold = cold_calls()
+    print(
+        f"\nfirst call for a configuration ({SIZES[0][0]} x {SIZES[0][1]}, caches empty): "
+        f"numpy {cold['numpy'] * 1e3:.3f} ms, torch {cold['torch'] * 1e3:.3f} ms"
+    )
+
+    error_rows = errors()
+    print(f"\nlargest error against float64, d_model = {ERROR_D}, {ERROR_WINDOW} positions")
+    names = [key for key in error_rows[0] if key not in ("start", "stop")]
+    for row in error_rows:
+        cells = "  ".join(
+            f"{name.split(' ', 1)[1] if name.startswith('numpy') else name}: {row[name]:.1e}"
+            for name in names
+        )
+        print(f"  from {row['start']:>9,}: {cells}")
+    worst = pe_worst_error()
+    print(
+        f"\npe below 2**24: largest error {worst['max_error_float64']:.2e} over "
+        f"{worst['random_windows']} random windows; {worst['max_error_mpmath']:.2e} in "
+        f"{worst['mpmath_spot_checks']} mpmath spot checks (bound {BOUND:.0e})"
+    )
+    pe_windows = max(row["numpy pe"] for row in error_rows)
+    torch_windows = max(row["torch pe"] for row in error_rows)
+    for label, value in (
+        ("random windows", worst["max_error_float64"]),
+        ("mpmath", worst["max_error_mpmath"]),
+        ("numpy windows", pe_windows),
+        ("torch windows", torch_windows),
+    ):
+        if value > BOUND:
+            failures.append(f"error {label}: {value:.2e} > {BOUND:.0e}")
+
+    memory = peak_memory()
+    size = f"{SIZES[-1][0]} x {SIZES[-1][1]}"
+    print(f"\nlargest temporary beyond the output, {size} (numpy, tracemalloc)")
+    for row in memory:
+        print(f"  {row['method']:26s} {row['extra_over_output']:6.3f} x the output")
+    if next(r for r in memory if r["method"] == "pe")["extra_over_output"] > 1.0:
+        failures.append("pe allocates a temporary larger than its output")
+
+    cuda = cuda_rows()
+    if cuda:
+        report("torch on CUDA", cuda)
+    else:
+        print("\nno CUDA device here: GPU rows not measured")
+
+    payload = {
+        "sizes": [list(size) for size in SIZES],
+        "repeats": REPEATS,
+        "processes": PROCESSES,
+        "numpy": numpy_rows,
+        "torch": torch_rows,
+        "first_call_seconds": cold,
+        "cuda": cuda,
+        "errors": error_rows,
+        "error_d_model": ERROR_D,
+        "error_window": ERROR_WINDOW,
+        "pe_below_2_24": worst,
+        "memory": memory,
+        "targets_met": not failures,
+        **environment(THREADS),
+    }
+    print(f"\nwrote benchmarks/results/{write('table', payload).name}")
+    if failures:
+        print("\nTARGETS MISSED:\n  " + "\n  ".join(failures))
+        return 1
+    print("all targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-EXTRAS := torch,docs,test,dev
+EXTRAS := torch,docs,test,dev,conventions
+# Installed without dependencies (see the conventions extra in pyproject.toml).
+NO_DEPS := keras-hub
 
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -24,6 +26,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -c constraints.txt pip hatchling editables
 	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt $(NO_DEPS)
 	touch $(STAMP)
 
 serve: $(STAMP)

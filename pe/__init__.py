@@ -12,7 +12,9 @@ array([[ 0.   ,  1.   ],
 
 from __future__ import annotations
 
+from pe._conventions import Convention, convention, conventions
 from pe._frequencies import angles, frequencies, wavelengths
+from pe._layout import convert, convert_layout, layout_permutation, permute_input_weight
 from pe._properties import (
     Extrapolation,
     Uniqueness,
@@ -28,6 +30,7 @@ from pe._table import PrecisionWarning, sinusoidal
 from pe._validation import MAX_POSITION
 
 __all__ = [
+    "Convention",
     "Extrapolation",
     "MAX_POSITION",
     "Measure",
@@ -35,10 +38,16 @@ __all__ = [
     "Uniqueness",
     "angles",
     "closest_return",
+    "convention",
+    "conventions",
+    "convert",
+    "convert_layout",
     "extrapolation",
     "frequencies",
+    "layout_permutation",
     "norm_deviation",
     "pair_distance",
+    "permute_input_weight",
     "rotation_blocks",
     "rotation_error",
     "rotation_matrix",

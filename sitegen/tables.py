@@ -541,3 +541,95 @@ def low_precision(d_model: int, ranges: tuple[tuple[int, int], ...]) -> str:
         "angles in float32",
     ]
     return table(headers, rows, align="lrrrrr")
+
+
+def _pinned_version(package: str) -> str:
+    """Return the version of `package` that constraints.txt pins for this Python."""
+    from pathlib import Path
+
+    from packaging.markers import Marker
+    from packaging.utils import canonicalize_name
+
+    wanted = canonicalize_name(package)
+    path = Path(__file__).resolve().parents[1] / "constraints.txt"
+    for line in path.read_text().splitlines():
+        requirement, _, marker = line.partition(";")
+        name, _, version = requirement.strip().partition("==")
+        if canonicalize_name(name) != wanted:
+            continue
+        if not marker.strip() or Marker(marker.strip()).evaluate():
+            return version
+    raise LookupError(f"{package} is not pinned in constraints.txt")
+
+
+def conventions_overview() -> str:
+    """One row per named convention: every choice that makes encodings differ."""
+    rows = [
+        [
+            f"`{c.name}`",
+            c.layout,
+            c.exponent,
+            f"{c.base:g}",
+            c.first_position,
+            c.padding,
+            c.odd,
+            c.compute,
+        ]
+        for c in pe.conventions.values()
+    ]
+    headers = [
+        "convention",
+        "layout",
+        "exponent",
+        "base",
+        "first position",
+        "padding",
+        "odd d_model",
+        "computes in",
+    ]
+    return table(headers, rows, align="llllrlll")
+
+
+def conventions_sources() -> str:
+    """Where each convention was read, and whether the tests run the library itself."""
+    rows = []
+    for c in pe.conventions.values():
+        checked = (
+            f"run against {c.verified_with} {_pinned_version(c.verified_with)}"
+            if c.verified_with
+            else "**from source reading**"
+        )
+        rows.append([f"`{c.name}`", c.title, f"[{c.source}]({c.url})", checked])
+    return table(
+        ["convention", "used by", "source (file, function)", "checked"], rows, align="llll"
+    )
+
+
+def convention_details() -> str:
+    """List where each convention was read, and its quirks (a definition list)."""
+    blocks = []
+    for convention in pe.conventions.values():
+        blocks.append(
+            f"`{convention.name}` — {convention.title}\n"
+            f":   Read from {convention.source} ([source]({convention.url})). {convention.note}"
+        )
+    return "\n\n".join(blocks)
+
+
+def convention_differences(d_model: int, length: int) -> str:
+    """Largest difference between the encodings each library gives the first tokens."""
+    names = list(pe.conventions)
+    encodings = {name: pe.conventions[name].encode(length, d_model) for name in names}
+    rows = []
+    for first in names:
+        cells: list[object] = [f"`{first}`"]
+        for second in names:
+            a, b = encodings[first], encodings[second]
+            if a.shape != b.shape:
+                cells.append("shape")
+            else:
+                difference = float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max())
+                cells.append("0" if difference == 0 else number(difference, 1))
+        rows.append(cells)
+    headers = [""] + [f"`{name}`" for name in names]
+    return table(headers, rows, align="l" + "r" * len(names))

@@ -18,8 +18,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXTRAS = "torch,docs,test,dev"
+EXTRAS = "torch,docs,test,dev,conventions"
 BOOTSTRAP = ["pip", "hatchling", "editables"]
+NO_DEPS = ["keras-hub"]  # installed with --no-deps by the Makefile
 TORCH = "torch==2.13.0"
 
 
@@ -55,6 +56,20 @@ def resolve(python: str) -> tuple[str, dict[str, str]]:
             text=True,
         ).stdout.strip()
         installs = json.loads(report.read_text())["install"]
+        subprocess.run(
+            [
+                *pip,
+                "install",
+                "--dry-run",
+                "--ignore-installed",
+                "--no-deps",
+                "--report",
+                str(report),
+                *NO_DEPS,
+            ],
+            check=True,
+        )
+        installs += json.loads(report.read_text())["install"]
     pins: dict[str, str] = {}
     for item in installs:
         meta = item["metadata"]

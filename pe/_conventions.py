@@ -1,0 +1,613 @@
+r"""How well-known libraries compute "the" sinusoidal encoding, reproduced exactly.
+
+Libraries differ in five ways: the **layout** (sin and cos interleaved, or all
+sines then all cosines), the **frequency exponent** (the paper's $2i/d$, or
+$i/(d/2 - 1)$ as in tensor2tensor and fairseq), the **position of the first
+token** and a zeroed **padding row**, what they do with an **odd** width, and the
+**dtype** they compute in. Each `Convention` records those choices, cites the
+file and function it was read from, and rebuilds the library's table; by default
+it also replays the library's arithmetic (float32 or float64) step by step, so
+its output matches the library's own to float32 rounding.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pe._validation import check_positions, is_integer
+
+__all__ = ["Convention", "Layout", "convention", "conventions"]
+
+Layout = Literal["interleaved", "concatenated"]
+_F32 = np.float32
+
+
+def _f32(values: Any) -> NDArray[np.float32]:
+    """Round to float32, as a float32 library stores an intermediate result."""
+    return np.asarray(values, dtype=np.float64).astype(_F32)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """Which function and which frequency each output column uses."""
+
+    kind: NDArray[np.int8]  # 0 sin, 1 cos, 2 zero
+    rate: NDArray[np.int64]  # index into the rate vector (ignored for zeros)
+
+
+def _interleaved(d_model: int) -> _Columns:
+    columns = np.arange(d_model)
+    return _Columns((columns % 2).astype(np.int8), columns // 2)
+
+
+def _concatenated(sines: int, cosines: int, zeros: int = 0) -> _Columns:
+    kind = np.concatenate([np.zeros(sines), np.ones(cosines), np.full(zeros, 2)]).astype(np.int8)
+    rate = np.concatenate([np.arange(sines), np.arange(cosines), np.zeros(zeros, np.int64)])
+    return _Columns(kind, rate.astype(np.int64))
+
+
+@dataclass(frozen=True)
+class Convention:
+    r"""One library's sinusoidal encoding: its choices, its source, and its table.
+
+    Attributes
+    ----------
+    name : str
+        Key in `pe.conventions`.
+    title : str
+        The libraries or models that use it.
+    layout : {"interleaved", "concatenated"}
+        ``interleaved``: sin in even columns, cos in odd ones (the paper).
+        ``concatenated``: all sines first, then all cosines.
+    exponent : str
+        How frequency $i$ is formed, e.g. ``"2i/d"`` ($\omega_i = b^{-2i/d}$) or
+        ``"i/(d/2-1)"`` ($\omega_i = b^{-i/(d/2-1)}$).
+    base : float
+        The base $b$ (called ``max_timescale`` or ``max_wavelength`` elsewhere).
+    first_position : int
+        The position the library gives to the first token of a sequence.
+    padding : str
+        What happens to padding positions.
+    odd : str
+        What an odd width does.
+    compute : str
+        The dtype the library computes angles and sines in.
+    source : str
+        Project, file and function the convention was read from.
+    url : str
+        Where that file can be read.
+    verified_with : str or None
+        The PyPI package whose own output the test suite compares with, or None
+        where the library cannot be installed and run here (the reason is in
+        `note` and in the test's skip message).
+    note : str
+        Other quirks worth knowing.
+
+    Examples
+    --------
+    >>> import pe
+    >>> fairseq = pe.conventions["fairseq"]
+    >>> fairseq.layout, fairseq.exponent, fairseq.first_position
+    ('concatenated', 'i/(d/2-1)', 2)
+    >>> fairseq.table(4, d_model=4).round(3)  # rows 0..3; row 1 is the padding row
+    array([[ 0.   ,  0.   ,  1.   ,  1.   ],
+           [ 0.   ,  0.   ,  0.   ,  0.   ],
+           [ 0.909,  0.   , -0.416,  1.   ],
+           [ 0.141,  0.   , -0.99 ,  1.   ]], dtype=float32)
+    """
+
+    name: str
+    title: str
+    layout: Layout
+    exponent: str
+    base: float
+    first_position: int
+    padding: str
+    odd: str
+    compute: str
+    source: str
+    url: str
+    verified_with: str | None
+    note: str
+    _columns: Callable[[int], _Columns] = field(repr=False, compare=False)
+    _rates: Callable[[int, bool], NDArray[Any]] = field(repr=False, compare=False)
+    _angle: Callable[[NDArray[np.int64], NDArray[Any], bool], NDArray[Any]] = field(
+        repr=False, compare=False
+    )
+    _check: Callable[[int], None] = field(repr=False, compare=False)
+    padding_idx: int | None = None
+
+    def frequencies(self, d_model: int) -> NDArray[np.float64]:
+        r"""Return the angular frequency of each sine (and cosine) group, in float64.
+
+        Examples
+        --------
+        >>> import pe
+        >>> pe.conventions["whisper"].frequencies(8).round(4).tolist()
+        [1.0, 0.0464, 0.0022, 0.0001]
+        """
+        self._check_width(d_model)
+        # The angle at position 1 is the frequency, whether the library multiplies
+        # by a rate or divides by a divisor.
+        one = np.ones(1, dtype=np.int64)
+        rates: NDArray[np.float64] = np.asarray(
+            self._angle(one, self._rates(d_model, False), False)[0], dtype=np.float64
+        )
+        return rates
+
+    def table(self, positions: Any, d_model: int, *, emulate: bool = True) -> NDArray[np.float32]:
+        r"""Build the library's table for `positions`, as float32.
+
+        Rows are numbered as the library numbers them: row $p$ holds the sines
+        and cosines of $p\,\omega$ (so with a padding row, row ``padding_idx`` is
+        zero, and a library whose first token is at position 2 reads rows 2, 3, ...).
+
+        Parameters
+        ----------
+        positions : int or array_like of int
+            A length ``L`` for rows ``0 .. L-1``, or integer positions.
+        d_model : int
+            The width; what the library accepts (see `odd`).
+        emulate : bool, default True
+            Replay the library's arithmetic in its own dtype (float32 angles where
+            it uses them), which matches its output to float32 rounding. False
+            computes the same formula in float64 and rounds once: the values the
+            library means, without its rounding error.
+
+        Returns
+        -------
+        numpy.ndarray
+            float32 array of shape ``positions.shape + (width,)``; the width is
+            ``d_model`` except where the library itself returns another.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For invalid positions or a width the library cannot build.
+        """
+        self._check_width(d_model)
+        rows = check_positions(positions)
+        columns = self._columns(d_model)
+        rates = self._rates(d_model, emulate)
+        flat = rows.reshape(-1)
+        angles = self._angle(flat, rates[columns.rate], emulate)
+        # Sines of the (float32 or float64) angles, evaluated in float64 and rounded
+        # once on assignment: what a float32 library's sin returns, to an ulp.
+        angles = angles.astype(np.float64)
+        table = np.zeros(angles.shape, dtype=np.float32)
+        sines, cosines = columns.kind == 0, columns.kind == 1
+        table[:, sines] = np.sin(angles[:, sines])
+        table[:, cosines] = np.cos(angles[:, cosines])
+        if self.padding_idx is not None:
+            table[flat == self.padding_idx] = 0.0
+        result: NDArray[np.float32] = table.reshape((*rows.shape, int(angles.shape[1])))
+        return result
+
+    def encode(
+        self, length: int, d_model: int, *, start: int = 0, emulate: bool = True
+    ) -> NDArray[np.float32]:
+        """Return the encodings the library adds to tokens ``start .. start + length - 1``.
+
+        That is `table` at ``first_position + start + k``: the offset the library
+        applies to an unpadded sequence.
+
+        Examples
+        --------
+        >>> import pe
+        >>> m2m = pe.conventions["m2m100"]
+        >>> bool((m2m.encode(3, 8) == m2m.table([2, 3, 4], 8)).all())
+        True
+        """
+        if not is_integer(length) or int(length) < 0:
+            raise ValueError(f"length must be a non-negative integer; got {length!r}")
+        if not is_integer(start):
+            raise TypeError(f"start must be an integer; got {start!r}")
+        first = self.first_position + int(start)
+        return self.table(np.arange(first, first + int(length)), d_model, emulate=emulate)
+
+    def columns(self, d_model: int) -> list[tuple[str, float]]:
+        """List what each output column holds: ``("sin" | "cos" | "zero", frequency)``.
+
+        Examples
+        --------
+        >>> import pe
+        >>> [kind for kind, _ in pe.conventions["marian"].columns(5)]
+        ['sin', 'sin', 'sin', 'cos', 'cos']
+        """
+        self._check_width(d_model)
+        layout = self._columns(d_model)
+        rates = self.frequencies(d_model)
+        names = ("sin", "cos", "zero")
+        return [
+            (names[kind], 0.0 if kind == 2 else float(rates[index]))
+            for kind, index in zip(layout.kind, layout.rate, strict=True)
+        ]
+
+    def _check_width(self, d_model: int) -> None:
+        if not is_integer(d_model) or isinstance(d_model, bool):
+            raise TypeError(f"d_model must be a positive integer; got {d_model!r}")
+        if int(d_model) <= 0:
+            raise ValueError(f"d_model must be a positive integer; got {d_model}")
+        self._check(int(d_model))
+
+
+# -- frequency recipes, each replaying one library's arithmetic -----------------
+
+
+def _exp_log_rates(step: Callable[[int], float]) -> Callable[[int, bool], NDArray[Any]]:
+    """``exp(arange(n) * -step)`` in float32, as tensor2tensor, fairseq and Whisper write it."""
+
+    def rates(d_model: int, emulate: bool) -> NDArray[Any]:
+        count = d_model // 2
+        if not emulate:
+            return np.asarray(np.exp(np.arange(count) * -step(d_model)))
+        return _f32(np.exp(_f32(np.arange(count) * _F32(-step(d_model))).astype(np.float64)))
+
+    return rates
+
+
+def _paper_rates(d_model: int, emulate: bool) -> NDArray[Any]:
+    """``exp(arange(0, d, 2) * (-log(b) / d))``, the PyTorch tutorial's divisor, float32."""
+    scale = -math.log(10000.0) / d_model
+    two_i = np.arange(0, d_model, 2)
+    if not emulate:
+        return np.asarray(np.exp(two_i * scale))
+    return _f32(np.exp(_f32(two_i.astype(_F32) * _F32(scale)).astype(np.float64)))
+
+
+def _power_divisors(d_model: int, emulate: bool) -> NDArray[Any]:
+    """``10000 ** (2 * (j // 2) / d)`` per sine pair, in float64 (a divisor)."""
+    del emulate  # these libraries compute in float64 anyway
+    return np.power(10000.0, 2 * np.arange((d_model + 1) // 2) / d_model)
+
+
+def _tf_tutorial_rates(d_model: int, emulate: bool) -> NDArray[Any]:
+    """``1 / 10000 ** (arange(d/2) / (d/2))`` in float64; ``d/2`` may be a half integer."""
+    del emulate
+    half = d_model / 2
+    return 1.0 / 10000.0 ** (np.arange(half) / half)
+
+
+def _keras_rates(d_model: int, emulate: bool) -> NDArray[Any]:
+    """``pow(1 / max_wavelength, 2 * (j // 2) / d)``, every step in float32."""
+    pairs = (d_model + 1) // 2
+    if not emulate:
+        return np.power(1e-4, 2.0 * np.arange(pairs) / d_model)
+    exponent = _f32(_f32(2 * np.arange(pairs)).astype(np.float64) / float(_F32(d_model)))
+    return _f32(np.power(float(_F32(1 / 10000.0)), exponent.astype(np.float64)))
+
+
+def _positional_encodings_rates(d_model: int, emulate: bool) -> NDArray[Any]:
+    """``1 / 10000 ** (arange(0, c, 2) / c)`` in float32, with ``c`` = d rounded up to even."""
+    channels = 2 * math.ceil(d_model / 2)
+    two_i = np.arange(0, channels, 2)
+    if not emulate:
+        return 1.0 / 10000.0 ** (two_i / channels)
+    exponent = _f32(_f32(two_i).astype(np.float64) / channels)
+    power = _f32(10000.0 ** exponent.astype(np.float64))
+    return _f32(1.0 / power.astype(np.float64))
+
+
+def _multiply32(positions: NDArray[np.int64], rates: NDArray[Any], emulate: bool) -> NDArray[Any]:
+    """Angle = float32(position) * float32 rate, rounded to float32 (a float32 library)."""
+    if not emulate:
+        return np.asarray(positions.astype(np.float64)[:, None] * rates[None, :])
+    return _f32(_f32(positions).astype(np.float64)[:, None] * rates.astype(np.float64)[None, :])
+
+
+def _multiply64(
+    positions: NDArray[np.int64], rates: NDArray[Any], emulate: bool
+) -> NDArray[np.float64]:
+    del emulate
+    return np.asarray(positions.astype(np.float64)[:, None] * rates[None, :], dtype=np.float64)
+
+
+def _divide64(
+    positions: NDArray[np.int64], divisors: NDArray[Any], emulate: bool
+) -> NDArray[np.float64]:
+    """Angle = position / divisor in float64, as the numpy code of XLM and Marian."""
+    del emulate
+    return np.asarray(positions.astype(np.float64)[:, None] / divisors[None, :], dtype=np.float64)
+
+
+# -- width rules ---------------------------------------------------------------
+
+
+def _even(name: str, smallest: int = 2) -> Callable[[int], None]:
+    def check(d_model: int) -> None:
+        if d_model % 2 or d_model < smallest:
+            raise ValueError(
+                f"d_model must be an even integer >= {smallest} for the {name} convention "
+                f"(the library cannot build an odd or smaller width); got {d_model}"
+            )
+
+    return check
+
+
+def _at_least(name: str, smallest: int) -> Callable[[int], None]:
+    def check(d_model: int) -> None:
+        if d_model < smallest:
+            raise ValueError(
+                f"d_model must be >= {smallest} for the {name} convention (its exponent "
+                f"divides by d/2 - 1); got {d_model}"
+            )
+
+    return check
+
+
+def _any_width(d_model: int) -> None:
+    del d_model
+
+
+def _fairseq_columns(d_model: int) -> _Columns:
+    return _concatenated(d_model // 2, d_model // 2, d_model % 2)
+
+
+def _tf_tutorial_columns(d_model: int) -> _Columns:
+    pairs = len(np.arange(d_model / 2))
+    return _concatenated(pairs, pairs)
+
+
+def _marian_columns(d_model: int) -> _Columns:
+    return _concatenated((d_model + 1) // 2, d_model // 2)
+
+
+_T2T_STEP = lambda d: math.log(10000.0) / max(d // 2 - 1, 1)  # noqa: E731
+_FAIRSEQ_STEP = lambda d: math.log(10000) / (d // 2 - 1)  # noqa: E731
+
+_ALL = (
+    Convention(
+        name="paper",
+        title="Vaswani et al. (2017); the PyTorch tutorial",
+        layout="interleaved",
+        exponent="2i/d",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="error (the cosine assignment has one slot too few)",
+        compute="float32",
+        source="pytorch/tutorials: beginner_source/transformer_tutorial.py, PositionalEncoding",
+        url="https://github.com/pytorch/tutorials/blob/main/beginner_source/transformer_tutorial.py",
+        verified_with=None,
+        note="Tutorial code, not a package: checked against the formula, not run. The table "
+        "is built sequence-first, shape (max_len, 1, d_model).",
+        _columns=_interleaved,
+        _rates=_paper_rates,
+        _angle=_multiply32,
+        _check=_even("paper"),
+    ),
+    Convention(
+        name="tensor2tensor",
+        title="tensor2tensor (the original Transformer code)",
+        layout="concatenated",
+        exponent="i/(d/2-1)",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="a zero column is appended",
+        compute="float32",
+        source="tensorflow/tensor2tensor: tensor2tensor/layers/common_attention.py, "
+        "get_timing_signal_1d",
+        url="https://github.com/tensorflow/tensor2tensor/blob/master/tensor2tensor/layers/"
+        "common_attention.py",
+        verified_with=None,
+        note="tensor2tensor needs TensorFlow 1 and does not install on current Python; the "
+        "divisor is max(d/2 - 1, 1), so d_model = 2 and 3 work. The first position is "
+        "start_index (0 by default).",
+        _columns=_fairseq_columns,
+        _rates=_exp_log_rates(_T2T_STEP),
+        _angle=_multiply32,
+        _check=_any_width,
+    ),
+    Convention(
+        name="fairseq",
+        title="fairseq",
+        layout="concatenated",
+        exponent="i/(d/2-1)",
+        base=10000.0,
+        first_position=2,
+        padding="row padding_idx (1) is zeros; tokens count from padding_idx + 1",
+        odd="a zero column is appended",
+        compute="float32",
+        source="facebookresearch/fairseq: fairseq/modules/sinusoidal_positional_embedding.py, "
+        "SinusoidalPositionalEmbedding.get_embedding (positions from utils.make_positions)",
+        url="https://github.com/facebookresearch/fairseq/blob/main/fairseq/modules/"
+        "sinusoidal_positional_embedding.py",
+        verified_with=None,
+        note="fairseq 0.12.2, the newest release on PyPI, installs but fails to import on "
+        "Python 3.11 (a dataclass error in fairseq.dataclass.configs). Hugging Face's M2M100 "
+        "and Speech2Text carry the same get_embedding and are tested instead. "
+        "d_model must be at least 4 (the exponent divides by d/2 - 1).",
+        _columns=_fairseq_columns,
+        _rates=_exp_log_rates(_FAIRSEQ_STEP),
+        _angle=_multiply32,
+        _check=_at_least("fairseq", 4),
+        padding_idx=1,
+    ),
+    Convention(
+        name="m2m100",
+        title="Hugging Face M2M100 and Speech2Text",
+        layout="concatenated",
+        exponent="i/(d/2-1)",
+        base=10000.0,
+        first_position=2,
+        padding="row padding_idx (pad_token_id, 1) is zeros; tokens count from padding_idx + 1",
+        odd="a zero column is appended",
+        compute="float32",
+        source="huggingface/transformers: src/transformers/models/m2m_100/modeling_m2m_100.py, "
+        "M2M100SinusoidalPositionalEmbedding.get_embedding (and the same code in "
+        "speech_to_text/modeling_speech_to_text.py)",
+        url="https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
+        "m2m_100/modeling_m2m_100.py",
+        verified_with="transformers",
+        note="A port of fairseq's module; the table keeps offset = 2 extra rows. "
+        "d_model must be at least 4.",
+        _columns=_fairseq_columns,
+        _rates=_exp_log_rates(_FAIRSEQ_STEP),
+        _angle=_multiply32,
+        _check=_at_least("m2m100", 4),
+        padding_idx=1,
+    ),
+    Convention(
+        name="marian",
+        title="Hugging Face Marian",
+        layout="concatenated",
+        exponent="2i/d",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="the sine block gets one column more than the cosine block",
+        compute="float64",
+        source="huggingface/transformers: src/transformers/models/marian/modeling_marian.py, "
+        "MarianSinusoidalPositionalEmbedding.create_weight",
+        url="https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
+        "marian/modeling_marian.py",
+        verified_with="transformers",
+        note="The same angles as XLM/DistilBERT, with the cosines moved to the second half.",
+        _columns=_marian_columns,
+        _rates=_power_divisors,
+        _angle=_divide64,
+        _check=_any_width,
+    ),
+    Convention(
+        name="distilbert",
+        title="Hugging Face DistilBERT and XLM",
+        layout="interleaved",
+        exponent="2i/d",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="the last column is a sine",
+        compute="float64",
+        source="huggingface/transformers: src/transformers/models/distilbert/"
+        "modeling_distilbert.py, create_sinusoidal_embeddings (the same function in "
+        "xlm/modeling_xlm.py)",
+        url="https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
+        "distilbert/modeling_distilbert.py",
+        verified_with="transformers",
+        note="Used only when config.sinusoidal_pos_embds is true; the released checkpoints "
+        "learn their position embeddings.",
+        _columns=_interleaved,
+        _rates=_power_divisors,
+        _angle=_divide64,
+        _check=_any_width,
+    ),
+    Convention(
+        name="whisper",
+        title="OpenAI Whisper (audio encoder)",
+        layout="concatenated",
+        exponent="i/(d/2-1)",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="error (channels must be even)",
+        compute="float32",
+        source="openai/whisper: whisper/model.py, sinusoids (the same function in "
+        "transformers' models/whisper/modeling_whisper.py)",
+        url="https://github.com/openai/whisper/blob/main/whisper/model.py",
+        verified_with="transformers",
+        note="Tested through transformers' copy of sinusoids. The decoder's position "
+        "embeddings are learned; only the encoder uses this table.",
+        _columns=_fairseq_columns,
+        _rates=_exp_log_rates(_FAIRSEQ_STEP),
+        _angle=_multiply32,
+        _check=_even("whisper", smallest=4),
+    ),
+    Convention(
+        name="keras_hub",
+        title="keras-hub SinePositionEncoding",
+        layout="interleaved",
+        exponent="2i/d",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="the last column is a sine",
+        compute="float32 (the layer's compute dtype)",
+        source="keras-team/keras-hub: keras_hub/src/layers/modeling/sine_position_encoding.py, "
+        "SinePositionEncoding.call",
+        url="https://github.com/keras-team/keras-hub/blob/master/keras_hub/src/layers/"
+        "modeling/sine_position_encoding.py",
+        verified_with="keras-hub",
+        note="Frequencies are pow(1/max_wavelength, 2(j//2)/d) in float32; start_index shifts "
+        "the positions.",
+        _columns=_interleaved,
+        _rates=_keras_rates,
+        _angle=_multiply32,
+        _check=_any_width,
+    ),
+    Convention(
+        name="tf_tutorial",
+        title="TensorFlow Transformer tutorial",
+        layout="concatenated",
+        exponent="i/(d/2)",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="returns d_model + 1 columns (arange(d/2) rounds the pair count up)",
+        compute="float64, cast to float32",
+        source="tensorflow/text: docs/tutorials/transformer.ipynb, positional_encoding",
+        url="https://github.com/tensorflow/text/blob/master/docs/tutorials/transformer.ipynb",
+        verified_with=None,
+        note="Tutorial code, not a package: checked against the formula, not run. For even d "
+        "its frequencies equal the paper's; only the layout differs.",
+        _columns=_tf_tutorial_columns,
+        _rates=_tf_tutorial_rates,
+        _angle=_multiply64,
+        _check=_any_width,
+    ),
+    Convention(
+        name="positional_encodings",
+        title="positional-encodings (PositionalEncoding1D)",
+        layout="interleaved",
+        exponent="2i/c, c = d rounded up to even",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="computed for d + 1 columns, the last cosine dropped",
+        compute="float32",
+        source="tatp22/multidim-positional-encoding: positional_encodings/torch_encodings.py, "
+        "PositionalEncoding1D",
+        url="https://github.com/tatp22/multidim-positional-encoding/blob/master/"
+        "positional_encodings/torch_encodings.py",
+        verified_with="positional-encodings",
+        note="The module caches its last output and returns it again for an input of the same "
+        "shape.",
+        _columns=_interleaved,
+        _rates=_positional_encodings_rates,
+        _angle=_multiply32,
+        _check=_any_width,
+    ),
+)
+
+#: Every named convention, by name (read-only).
+conventions: Mapping[str, Convention] = MappingProxyType({c.name: c for c in _ALL})
+
+
+def convention(name: str | Convention) -> Convention:
+    """Look up a convention by name (or pass a `Convention` through).
+
+    Raises
+    ------
+    ValueError
+        If `name` is not one of ``pe.conventions``; the message lists them.
+
+    Examples
+    --------
+    >>> import pe
+    >>> pe.convention("marian").layout
+    'concatenated'
+    """
+    if isinstance(name, Convention):
+        return name
+    if not isinstance(name, str) or name not in conventions:
+        raise ValueError(
+            f"convention must be one of {', '.join(sorted(conventions))}; got {name!r}"
+        )
+    return conventions[name]

@@ -1,0 +1,187 @@
+r"""Converting between the interleaved and the concatenated layout.
+
+The two layouts hold the same numbers in a different column order:
+
+* interleaved: $[\sin\theta_0, \cos\theta_0, \sin\theta_1, \cos\theta_1, \dots]$;
+* concatenated: $[\sin\theta_0, \sin\theta_1, \dots, \cos\theta_0, \cos\theta_1, \dots]$.
+
+So converting is a permutation of the last axis, which leaves every dot product
+and distance between encodings unchanged. A model trained with one layout can
+use the other if the first layer that reads the encoding has its input columns
+permuted the same way (`permute_input_weight`). A different *frequency rule*
+is not a permutation; `convert` refuses it with an explanation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pe._conventions import Convention, Layout, convention
+from pe._validation import is_integer
+
+__all__ = ["convert", "convert_layout", "layout_permutation", "permute_input_weight"]
+
+_LAYOUTS = ("interleaved", "concatenated")
+
+
+def _check_layout(value: Any, name: str) -> Layout:
+    if value not in _LAYOUTS:
+        raise ValueError(f"{name} must be 'interleaved' or 'concatenated'; got {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+def layout_permutation(d_model: int, source: Layout, target: Layout) -> NDArray[np.int64]:
+    """Column indices that turn `source` layout into `target`: ``target = source[..., perm]``.
+
+    For odd `d_model` the sine block has one column more than the cosine block,
+    as in Marian (concatenated) and DistilBERT/XLM (interleaved).
+
+    Parameters
+    ----------
+    d_model : int
+        Number of columns, a positive integer.
+    source, target : {"interleaved", "concatenated"}
+        The layouts to convert from and to.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of shape ``(d_model,)``, a permutation of ``0 .. d_model-1``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a `d_model` that is not a positive integer or an unknown layout.
+
+    Examples
+    --------
+    >>> import pe
+    >>> pe.layout_permutation(6, "interleaved", "concatenated")
+    array([0, 2, 4, 1, 3, 5])
+    >>> pe.layout_permutation(6, "concatenated", "interleaved")
+    array([0, 3, 1, 4, 2, 5])
+    """
+    if not is_integer(d_model) or int(d_model) <= 0:
+        raise (TypeError if not is_integer(d_model) else ValueError)(
+            f"d_model must be a positive integer; got {d_model!r}"
+        )
+    source = _check_layout(source, "source")
+    target = _check_layout(target, "target")
+    columns = np.arange(int(d_model))
+    # interleaved column j holds sine j//2 (even j) or cosine j//2 (odd j);
+    # concatenated column j holds sine j (j < n_sin) or cosine j - n_sin.
+    to_concatenated = np.concatenate([columns[0::2], columns[1::2]])
+    if source == target:
+        return columns
+    if source == "interleaved":
+        return to_concatenated
+    return np.argsort(to_concatenated)
+
+
+def convert_layout(values: Any, source: Layout, target: Layout, *, axis: int = -1) -> NDArray[Any]:
+    """Reorder encodings from one layout to the other along `axis`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pe
+    >>> table = pe.sinusoidal(3, d_model=4)
+    >>> flipped = pe.convert_layout(table, "interleaved", "concatenated")
+    >>> bool(np.array_equal(flipped[:, :2], table[:, 0::2]))
+    True
+    >>> bool(np.array_equal(pe.convert_layout(flipped, "concatenated", "interleaved"), table))
+    True
+    """
+    array = np.asarray(values)
+    if array.ndim == 0:
+        raise ValueError("values must have at least one axis to reorder")
+    perm = layout_permutation(array.shape[axis], source, target)
+    return np.take(array, perm, axis=axis)
+
+
+def permute_input_weight(weight: Any, source: Layout, target: Layout) -> NDArray[Any]:
+    """Reorder the input columns of a linear layer that reads encodings.
+
+    For ``y = W @ x`` (``W`` of shape ``(out_features, d_model)``, as
+    ``torch.nn.Linear.weight``), a layer trained on `source`-layout inputs gives
+    the same ``y`` on `target`-layout inputs with the returned weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pe
+    >>> rng = np.random.default_rng(0)
+    >>> W = rng.normal(size=(3, 8))
+    >>> x = pe.sinusoidal(5, d_model=8, dtype=np.float64)
+    >>> x_cat = pe.convert_layout(x, "interleaved", "concatenated")
+    >>> W_cat = pe.permute_input_weight(W, "interleaved", "concatenated")
+    >>> bool(np.allclose(x @ W.T, x_cat @ W_cat.T))
+    True
+    """
+    return convert_layout(weight, source, target, axis=-1)
+
+
+def convert(values: Any, source: str | Convention, target: str | Convention) -> NDArray[Any]:
+    """Convert encodings between two named conventions, if a permutation can.
+
+    Only the layout can be converted. If the two conventions put different
+    numbers in their columns at this width (other frequencies, a zero column,
+    another first position or padding row), no reordering turns one into the
+    other, and this raises instead of returning something plausible and wrong.
+
+    Parameters
+    ----------
+    values : array_like
+        Encodings in `source` convention; the last axis is the width.
+    source, target : str or Convention
+        Names in `pe.conventions`, or `Convention` objects.
+
+    Raises
+    ------
+    ValueError
+        If the conventions differ in anything but the layout; the message says
+        what differs.
+
+    Examples
+    --------
+    >>> import pe
+    >>> table = pe.conventions["distilbert"].table(4, d_model=6)
+    >>> marian = pe.convert(table, "distilbert", "marian")
+    >>> bool((marian == pe.conventions["marian"].table(4, d_model=6)).all())
+    True
+    >>> pe.convert(table, "distilbert", "fairseq")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot convert distilbert to fairseq by reordering columns: ...
+    """
+    first, second = convention(source), convention(target)
+    array = np.asarray(values)
+    width = array.shape[-1] if array.ndim else 0
+    problems = []
+    if first.first_position != second.first_position:
+        problems.append(f"first position {first.first_position} vs {second.first_position}")
+    if first.padding_idx != second.padding_idx:
+        problems.append(f"padding row {first.padding_idx} vs {second.padding_idx}")
+    try:
+        mine, theirs = sorted(first.columns(width)), sorted(second.columns(width))
+    except ValueError as error:
+        problems.append(str(error))
+    else:
+        same = len(mine) == len(theirs) and all(
+            a[0] == b[0] and np.isclose(a[1], b[1], rtol=1e-12, atol=0)
+            for a, b in zip(mine, theirs, strict=True)
+        )
+        if not same:
+            problems.append(
+                f"frequencies ({first.exponent} vs {second.exponent}) or columns at d_model={width}"
+            )
+    if problems:
+        raise ValueError(
+            f"cannot convert {first.name} to {second.name} by reordering columns: they differ "
+            f"in {'; '.join(problems)}. Only the layout (interleaved vs concatenated) is a "
+            "permutation; the other differences change the numbers themselves"
+        )
+    return convert_layout(array, first.layout, second.layout)

@@ -1,0 +1,353 @@
+"""Named conventions: against formulas written here, and against the libraries themselves.
+
+The library tests import the real packages (transformers, keras-hub with the torch
+backend, positional-encodings), which `make test` installs. Without them the tests
+are skipped with the reason, except in CI, where a missing package fails the run.
+Conventions whose library cannot be run here are skipped with the reason why.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+
+import numpy as np
+import pytest
+
+import pe
+
+os.environ.setdefault("KERAS_BACKEND", "torch")
+
+BASE = 10000.0
+EPS32 = 2.0**-24
+
+
+# ------------------------------------------------------------------ the formulas
+def columns_of(name: str, d: int) -> list[tuple[str, float]]:
+    """(function, frequency) of every column, written from each library's source."""
+    half = d // 2
+    if name in ("paper", "distilbert", "keras_hub"):
+        return [("sin" if j % 2 == 0 else "cos", BASE ** (-2 * (j // 2) / d)) for j in range(d)]
+    if name == "positional_encodings":
+        c = 2 * math.ceil(d / 2)
+        return [("sin" if j % 2 == 0 else "cos", BASE ** (-2 * (j // 2) / c)) for j in range(d)]
+    if name in ("fairseq", "m2m100", "whisper", "tensor2tensor"):
+        step = half - 1 if name != "tensor2tensor" else max(half - 1, 1)
+        rates = [BASE ** (-i / step) for i in range(half)]
+        return [("sin", r) for r in rates] + [("cos", r) for r in rates] + [("zero", 0.0)] * (d % 2)
+    if name == "marian":
+        sines = [BASE ** (-2 * k / d) for k in range((d + 1) // 2)]
+        cosines = [BASE ** (-2 * k / d) for k in range(d // 2)]
+        return [("sin", r) for r in sines] + [("cos", r) for r in cosines]
+    if name == "tf_tutorial":
+        pairs = math.ceil(d / 2)
+        rates = [BASE ** (-k / (d / 2)) for k in range(pairs)]
+        return [("sin", r) for r in rates] + [("cos", r) for r in rates]
+    raise AssertionError(name)
+
+
+def expected_table(name: str, positions: np.ndarray, d: int) -> np.ndarray:
+    table = np.zeros((positions.size, len(columns_of(name, d))))
+    for column, (kind, rate) in enumerate(columns_of(name, d)):
+        if kind != "zero":
+            function = np.sin if kind == "sin" else np.cos
+            table[:, column] = function(positions * rate)
+    if name in ("fairseq", "m2m100"):
+        table[positions == 1] = 0.0  # the padding row
+    return table
+
+
+WIDTHS = {
+    "paper": (2, 8, 64),
+    "tensor2tensor": (2, 3, 8, 63),
+    "fairseq": (4, 7, 64),
+    "m2m100": (4, 9, 64),
+    "marian": (1, 5, 64),
+    "distilbert": (1, 5, 64),
+    "whisper": (4, 8, 64),
+    "keras_hub": (1, 5, 64),
+    "tf_tutorial": (2, 7, 64),
+    "positional_encodings": (1, 7, 64),
+}
+
+
+def test_every_convention_is_covered():
+    assert set(WIDTHS) == set(pe.conventions)
+
+
+@pytest.mark.parametrize("name", sorted(WIDTHS))
+def test_exact_mode_matches_the_formula(name):
+    convention = pe.conventions[name]
+    positions = np.arange(0, 3000, 7)
+    for d in WIDTHS[name]:
+        got = convention.table(positions, d, emulate=False)
+        np.testing.assert_allclose(got, expected_table(name, positions, d), rtol=0, atol=EPS32)
+        ours, theirs = convention.columns(d), columns_of(name, d)
+        assert [kind for kind, _ in ours] == [kind for kind, _ in theirs]
+        np.testing.assert_allclose([r for _, r in ours], [r for _, r in theirs], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(WIDTHS))
+def test_emulated_mode_stays_within_the_libraries_own_rounding(name):
+    convention = pe.conventions[name]
+    positions = np.arange(0, 3000, 7)
+    for d in WIDTHS[name]:
+        got = convention.table(positions, d)
+        # A float32 library rounds its angles: the error grows with the angle.
+        tolerance = 4 * EPS32 * (1 + positions.max())
+        assert np.abs(got - expected_table(name, positions, d)).max() <= tolerance
+
+
+def test_paper_convention_is_pe_sinusoidal():
+    got = pe.conventions["paper"].table(2048, 64, emulate=False)
+    np.testing.assert_allclose(got, pe.sinusoidal(2048, 64), rtol=0, atol=3e-7 + EPS32)
+
+
+def test_first_positions_and_padding_rows():
+    fairseq = pe.conventions["fairseq"]
+    assert np.all(fairseq.table([1], 8) == 0)
+    np.testing.assert_array_equal(fairseq.encode(5, 8), fairseq.table(np.arange(2, 7), 8))
+    np.testing.assert_array_equal(fairseq.encode(3, 8, start=10), fairseq.table([12, 13, 14], 8))
+    keras = pe.conventions["keras_hub"]
+    np.testing.assert_array_equal(keras.encode(4, 6, start=3), keras.table([3, 4, 5, 6], 6))
+
+
+@pytest.mark.parametrize(
+    ("name", "d_model", "pattern"),
+    [
+        ("paper", 7, "even integer >= 2 for the paper convention"),
+        ("whisper", 9, "even integer >= 4 for the whisper convention"),
+        ("whisper", 2, "even integer >= 4"),
+        ("fairseq", 3, ">= 4 for the fairseq convention"),
+        ("m2m100", 2, ">= 4 for the m2m100 convention"),
+    ],
+)
+def test_widths_a_library_cannot_build_are_refused(name, d_model, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        pe.conventions[name].table(4, d_model)
+
+
+def test_widths_odd_quirks():
+    assert pe.conventions["tf_tutorial"].table(2, 7).shape == (2, 8)
+    assert pe.conventions["fairseq"].table(3, 7)[:, -1].tolist() == [0, 0, 0]
+    assert [k for k, _ in pe.conventions["positional_encodings"].columns(5)][-1] == "sin"
+
+
+def test_lookup_errors():
+    with pytest.raises(ValueError, match=r"convention must be one of .*paper.*; got .gpt."):
+        pe.convention("gpt")
+    with pytest.raises(TypeError, match="d_model must be a positive integer"):
+        pe.conventions["paper"].table(4, 8.0)
+    with pytest.raises(TypeError, match="positions must hold integers"):
+        pe.conventions["paper"].table(np.array([0.5]), 8)
+    assert pe.convention(pe.conventions["marian"]) is pe.conventions["marian"]
+
+
+# ------------------------------------------------------------------ layouts
+@pytest.mark.parametrize("d_model", [1, 2, 5, 8, 64])
+def test_layout_permutation_round_trips(d_model):
+    forward = pe.layout_permutation(d_model, "interleaved", "concatenated")
+    backward = pe.layout_permutation(d_model, "concatenated", "interleaved")
+    assert sorted(forward.tolist()) == list(range(d_model))
+    np.testing.assert_array_equal(forward[backward], np.arange(d_model))
+
+
+def test_permutation_keeps_dot_products_and_exponent_change_does_not():
+    paper = pe.conventions["paper"].table(256, 64, emulate=False).astype(np.float64)
+    swapped = pe.convert_layout(paper, "interleaved", "concatenated")
+    np.testing.assert_allclose(swapped @ swapped.T, paper @ paper.T, atol=1e-12)
+    fairseq_like = pe.conventions["whisper"].table(256, 64, emulate=False).astype(np.float64)
+    assert np.abs(fairseq_like @ fairseq_like.T - paper @ paper.T).max() > 1.0
+
+
+def test_converted_layouts_equal_the_other_library():
+    for d in (5, 6, 64):
+        distilbert = pe.conventions["distilbert"].table(100, d)
+        np.testing.assert_array_equal(
+            pe.convert(distilbert, "distilbert", "marian"), pe.conventions["marian"].table(100, d)
+        )
+    paper = pe.conventions["paper"].table(100, 64, emulate=False)
+    tf = pe.conventions["tf_tutorial"].table(100, 64, emulate=False)
+    np.testing.assert_allclose(pe.convert(paper, "paper", "tf_tutorial"), tf, atol=EPS32)
+
+
+def test_linear_layer_weights_follow_the_permutation():
+    rng = np.random.default_rng(0)
+    weight = rng.normal(size=(10, 32))
+    x = pe.sinusoidal(50, 32, dtype=np.float64)
+    x_cat = pe.convert_layout(x, "interleaved", "concatenated")
+    weight_cat = pe.permute_input_weight(weight, "interleaved", "concatenated")
+    np.testing.assert_allclose(x @ weight.T, x_cat @ weight_cat.T, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "pattern"),
+    [
+        ("paper", "fairseq", "frequencies"),
+        ("paper", "whisper", r"frequencies \(2i/d vs i/\(d/2-1\)\)"),
+        ("m2m100", "whisper", "first position 2 vs 0"),
+        ("positional_encodings", "tf_tutorial", "columns at d_model=7"),
+        ("distilbert", "paper", "even integer >= 2 for the paper convention"),
+    ],
+)
+def test_convert_refuses_what_is_not_a_permutation(source, target, pattern):
+    table = np.zeros((3, 7 if source in ("positional_encodings", "distilbert") else 8))
+    with pytest.raises(ValueError, match=pattern):
+        pe.convert(table, source, target)
+
+
+def test_layout_argument_errors():
+    with pytest.raises(ValueError, match="source must be 'interleaved' or 'concatenated'"):
+        pe.layout_permutation(4, "sideways", "interleaved")
+    with pytest.raises(ValueError, match="d_model must be a positive integer; got 0"):
+        pe.layout_permutation(0, "interleaved", "concatenated")
+
+
+# ------------------------------------------------------------------ the libraries
+def require(module: str, package: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        message = f"{package} is not installed ({error}); `make test` installs it"
+        if os.environ.get("CI"):
+            pytest.fail(message + ", so CI must have it")
+        pytest.skip(message)
+
+
+def tolerance(convention: pe.Convention, largest_position: int) -> float:
+    """A float64 library matches to float32 rounding; a float32 one to that of its angle."""
+    if convention.compute.startswith("float64"):
+        return EPS32
+    return 4 * EPS32 * (1 + largest_position)
+
+
+def assert_matches(convention, library_output, ours, largest_position):
+    difference = np.abs(np.asarray(library_output, dtype=np.float64) - ours.astype(np.float64))
+    assert library_output.shape == ours.shape
+    assert difference.max() <= tolerance(convention, largest_position)
+
+
+SIZES = [(1, 4), (50, 5), (300, 64), (2048, 512)]
+
+
+@pytest.mark.parametrize(("rows", "d_model"), [(2, 4), (50, 5), (300, 64), (2048, 512)])
+def test_m2m100_and_speech2text(rows, d_model):
+    require("transformers", "transformers")
+    if d_model < 4:
+        pytest.skip("M2M100 needs d_model >= 4 (it divides by d/2 - 1)")
+    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
+    from transformers.models.speech_to_text.modeling_speech_to_text import (
+        Speech2TextSinusoidalPositionalEmbedding,
+    )
+
+    convention = pe.conventions["m2m100"]
+    ours = convention.table(rows, d_model)
+    for module in (M2M100SinusoidalPositionalEmbedding, Speech2TextSinusoidalPositionalEmbedding):
+        theirs = module.get_embedding(rows, d_model, padding_idx=1).numpy()
+        assert_matches(convention, theirs, ours, rows)
+
+
+@pytest.mark.parametrize("past", [0, 7, 500])
+def test_m2m100_positions_offsets_and_padding(past):
+    torch = require("torch", "torch")
+    require("transformers", "transformers")
+    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
+
+    convention = pe.conventions["m2m100"]
+    module = M2M100SinusoidalPositionalEmbedding(1024, 16, padding_idx=1)
+    tokens = torch.tensor([[5, 6, 7, 8, 9], [5, 6, 7, 1, 1]])  # the second row right-padded
+    out = module(tokens, past_key_values_length=past).numpy()
+    assert_matches(convention, out[0], convention.encode(5, 16, start=past), past + 7)
+    assert_matches(convention, out[1, :3], convention.encode(3, 16, start=past), past + 7)
+    assert np.all(out[1, 3:] == 0)  # padding tokens read the zero row
+
+
+@pytest.mark.parametrize(("rows", "d_model"), SIZES)
+def test_marian(rows, d_model):
+    torch = require("torch", "torch")
+    require("transformers", "transformers")
+    from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
+
+    convention = pe.conventions["marian"]
+    module = MarianSinusoidalPositionalEmbedding(rows + 10, d_model)
+    weight = module.create_weight()
+    assert_matches(convention, weight.numpy(), convention.table(rows + 10, d_model), rows)
+    with torch.no_grad():
+        module.weight.copy_(weight)
+    out = module(torch.Size([1, rows]), past_key_values_length=10).numpy()
+    assert_matches(convention, out, convention.encode(rows, d_model, start=10), rows + 10)
+
+
+@pytest.mark.parametrize(("rows", "d_model"), SIZES)
+def test_distilbert_and_xlm(rows, d_model):
+    torch = require("torch", "torch")
+    require("transformers", "transformers")
+    from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
+    from transformers.models.xlm import modeling_xlm
+
+    convention = pe.conventions["distilbert"]
+    ours = convention.table(rows, d_model)
+    for create in (create_sinusoidal_embeddings, modeling_xlm.create_sinusoidal_embeddings):
+        out = torch.empty(rows, d_model)
+        create(rows, d_model, out)
+        assert_matches(convention, out.numpy(), ours, rows)
+
+
+@pytest.mark.parametrize(("rows", "d_model"), [(1, 4), (1500, 384), (3000, 1280), (100, 8)])
+def test_whisper(rows, d_model):
+    require("transformers", "transformers")
+    from transformers.models.whisper.modeling_whisper import sinusoids
+
+    convention = pe.conventions["whisper"]
+    assert_matches(
+        convention, sinusoids(rows, d_model).numpy(), convention.table(rows, d_model), rows
+    )
+
+
+@pytest.mark.parametrize(("rows", "d_model"), SIZES)
+@pytest.mark.parametrize("start", [0, 37])
+def test_keras_hub(rows, d_model, start):
+    keras = require("keras", "keras")
+    require("keras_hub", "keras-hub")
+    if keras.backend.backend() != "torch":
+        pytest.skip(f"keras runs on {keras.backend.backend()}, not the torch backend")
+    from keras_hub.layers import SinePositionEncoding
+
+    convention = pe.conventions["keras_hub"]
+    torch = require("torch", "torch")
+    inputs = torch.zeros(2, rows, d_model)
+    out = SinePositionEncoding()(inputs, start_index=start).detach().cpu().numpy()
+    ours = convention.encode(rows, d_model, start=start)
+    assert_matches(convention, out[0], ours, rows + start)
+    assert_matches(convention, out[1], ours, rows + start)
+
+
+@pytest.mark.parametrize(("rows", "d_model"), SIZES)
+def test_positional_encodings_package(rows, d_model):
+    torch = require("torch", "torch")
+    require("positional_encodings", "positional-encodings")
+    from positional_encodings.torch_encodings import PositionalEncoding1D
+
+    convention = pe.conventions["positional_encodings"]
+    out = PositionalEncoding1D(d_model)(torch.zeros(3, rows, d_model)).numpy()
+    assert_matches(convention, out[1], convention.table(rows, d_model), rows)
+
+
+LIBRARY_TESTS = {
+    "m2m100": "transformers",
+    "marian": "transformers",
+    "distilbert": "transformers",
+    "whisper": "transformers",
+    "keras_hub": "keras-hub",
+    "positional_encodings": "positional-encodings",
+}
+
+
+@pytest.mark.parametrize("name", sorted(pe.conventions))
+def test_library_verification_status(name):
+    convention = pe.conventions[name]
+    if convention.verified_with is None:
+        assert name not in LIBRARY_TESTS
+        pytest.skip(f"{name} is checked from source reading only: {convention.note}")
+    assert LIBRARY_TESTS[name] == convention.verified_with

@@ -17,7 +17,7 @@ NO_DEPS := keras-hub
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup serve build test lint bench clean lock
+.PHONY: setup serve build test lint bench extrapolation clean lock
 
 setup: $(STAMP)
 
@@ -45,9 +45,13 @@ test: lint
 
 # Timings and memory against reference implementations, measured in one run;
 # writes benchmarks/results/*.json, which the pages read. Fails if a target is missed.
-bench: $(STAMP)
+bench: $(STAMP) extrapolation
 	$(BIN)/python benchmarks/table.py
 	$(BIN)/python benchmarks/modes.py
+
+# The position-method comparison: trains one tiny model per method (about a minute).
+extrapolation: $(STAMP)
+	$(BIN)/python benchmarks/extrapolation.py
 
 clean:
 	rm -rf site .cache .pytest_cache .mypy_cache .ruff_cache

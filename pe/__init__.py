@@ -12,6 +12,7 @@ array([[ 0.   ,  1.   ],
 
 from __future__ import annotations
 
+from pe._alibi import alibi_slopes
 from pe._conventions import Convention, convention, conventions
 from pe._frequencies import angles, frequencies, wavelengths
 from pe._layout import convert, convert_layout, layout_permutation, permute_input_weight
@@ -36,6 +37,7 @@ __all__ = [
     "Measure",
     "PrecisionWarning",
     "Uniqueness",
+    "alibi_slopes",
     "angles",
     "closest_return",
     "convention",

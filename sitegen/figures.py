@@ -3,16 +3,17 @@
 Every ``scripts/fig_<name>.py`` is run as ``python scripts/fig_<name>.py OUTDIR``
 and must write ``<name>-light.svg`` and ``<name>-dark.svg`` (or ``.png``) into
 OUTDIR. Its output is kept under ``.cache/figures/<script>/<key>/``, where the key
-hashes the script, the shared style module, every ``pe`` source file and the
-matplotlib version: an unchanged script is never run twice, and editing one
-script re-runs only that script. The cache lives outside ``docs/`` so that
-``mkdocs serve`` does not rebuild in a loop.
+hashes the script, the committed results it reads, the shared style module,
+every ``pe`` source file and the matplotlib version: an unchanged script is
+never run twice, and editing one script re-runs only that script. The cache
+lives outside ``docs/`` so that ``mkdocs serve`` does not rebuild in a loop.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -80,9 +81,18 @@ def shared_key() -> str:
     return _digest([STYLE, *sources], extra=f"matplotlib {metadata.version('matplotlib')}")
 
 
+_DATA = re.compile(r"benchmarks/results/[\w-]+\.json")
+
+
 def script_key(script: Path, shared: str) -> str:
-    """Cache key of one script's output."""
-    return _digest([script], extra=shared)[:20]
+    """Cache key of one script's output: the script, its data files, the shared key.
+
+    A script that reads a committed result names it as a literal path
+    (``benchmarks/results/<name>.json``); that file is part of its key, so
+    re-measuring re-draws exactly the figures that show the measurement.
+    """
+    data = sorted({ROOT / match for match in _DATA.findall(script.read_text(encoding="utf-8"))})
+    return _digest([script, *[path for path in data if path.is_file()]], extra=shared)[:20]
 
 
 def _outputs(name: str, directory: Path) -> dict[str, Path]:

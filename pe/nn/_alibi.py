@@ -1,0 +1,67 @@
+r"""ALiBi: a linear penalty on attention scores by distance, one slope per head.
+
+ALiBi (Press et al., 2022) adds nothing to the token vectors. Head $h$ adds
+$-m_h\,|i - j|$ to the score between query $i$ and key $j$, with the fixed
+slopes of `pe.alibi_slopes`: distant keys are penalised, steeply in some heads
+and gently in others.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from pe._alibi import alibi_slopes
+from pe._validation import check_offset
+from pe.nn._common import check_count, relative_distances
+
+__all__ = ["ALiBi"]
+
+
+class ALiBi(nn.Module):
+    r"""Per-head linear distance biases for attention scores.
+
+    ``forward(q_len, k_len)`` returns the ``(num_heads, q_len, k_len)`` float32
+    bias $-m_h\,|j - i|$ to add to the scores before the softmax. For a causal
+    model this equals the paper's $-m_h (i - j)$ on every key the query may see;
+    mask the later keys as usual.
+
+    Parameters
+    ----------
+    num_heads : int
+        Number of heads, at least 1; the slopes follow `pe.alibi_slopes`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import ALiBi
+    >>> alibi = ALiBi(num_heads=2)
+    >>> alibi.slopes
+    tensor([0.0625, 0.0039])
+    >>> alibi(3, 3)[0]
+    tensor([[ 0.0000, -0.0625, -0.1250],
+            [-0.0625,  0.0000, -0.0625],
+            [-0.1250, -0.0625,  0.0000]])
+    """
+
+    slopes: Tensor
+
+    def __init__(self, num_heads: int) -> None:
+        super().__init__()
+        self.num_heads = check_count(num_heads, "num_heads")
+        slopes = torch.from_numpy(alibi_slopes(self.num_heads)).float()
+        self.register_buffer("slopes", slopes, persistent=False)
+
+    def forward(self, q_len: int, k_len: int, offset: int = 0) -> Tensor:
+        """Return the ``(num_heads, q_len, k_len)`` bias; queries start at position `offset`."""
+        # --8<-- [start:bias]
+        q_len = check_count(q_len, "q_len", minimum=0)
+        k_len = check_count(k_len, "k_len", minimum=0)
+        distance = relative_distances(
+            q_len, k_len, offset=check_offset(offset), device=self.slopes.device
+        )
+        return self.slopes[:, None, None] * (-distance.abs()).float()[None, :, :]
+        # --8<-- [end:bias]
+
+    def extra_repr(self) -> str:
+        return f"num_heads={self.num_heads}"

@@ -1,0 +1,74 @@
+"""Position ids that skip padding, for left- and right-padded batches."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from pe._validation import check_offset, is_integer
+
+__all__ = ["position_ids"]
+
+
+def position_ids(input_ids: Tensor, pad_id: int, *, start: int = 0, pad_value: int = 0) -> Tensor:
+    """Count the real tokens of each sequence from `start`, skipping padding.
+
+    Works for left padding (pads first) and right padding (pads last) alike:
+    each real token gets ``start`` plus the number of real tokens before it in
+    its row; every padding token gets `pad_value`.
+
+    Parameters
+    ----------
+    input_ids : torch.Tensor
+        Integer token ids of shape ``(..., seq)``.
+    pad_id : int
+        The padding token's id.
+    start : int, default 0
+        Position of each sequence's first real token (fairseq-style models use
+        ``padding_idx + 1``).
+    pad_value : int, default 0
+        Position given to padding tokens. 0 is a valid row of any table, so a
+        lookup never fails or wraps around (as ``-1`` would, to the last row);
+        the attention mask should hide padding anyway.
+
+    Returns
+    -------
+    torch.Tensor
+        int64 tensor of the shape of `input_ids`.
+
+    Raises
+    ------
+    TypeError
+        If `input_ids` is not an integer tensor or an argument is not an integer.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import position_ids
+    >>> ids = torch.tensor([[0, 0, 5, 6, 7],   # left-padded (pad id 0)
+    ...                     [5, 6, 7, 8, 0]])  # right-padded
+    >>> position_ids(ids, pad_id=0)
+    tensor([[0, 0, 0, 1, 2],
+            [0, 1, 2, 3, 0]])
+    >>> position_ids(ids, pad_id=0, start=2, pad_value=1)  # fairseq's numbering
+    tensor([[1, 1, 2, 3, 4],
+            [2, 3, 4, 5, 1]])
+    """
+    if (
+        not isinstance(input_ids, Tensor)
+        or input_ids.is_floating_point()
+        or input_ids.dtype == torch.bool
+    ):
+        kind = input_ids.dtype if isinstance(input_ids, Tensor) else type(input_ids).__name__
+        raise TypeError(f"input_ids must be an integer tensor; got {kind}")
+    if input_ids.dim() < 1:
+        raise ValueError("input_ids must have at least one dimension (the sequence)")
+    for name, value in (("pad_id", pad_id), ("start", start), ("pad_value", pad_value)):
+        if not is_integer(value):
+            raise TypeError(f"{name} must be an integer; got {value!r}")
+    # --8<-- [start:count]
+    start = check_offset(start, name="start")
+    real = input_ids != int(pad_id)
+    counted = torch.cumsum(real.long(), dim=-1) - 1 + start  # real tokens before, plus start
+    return torch.where(real, counted, torch.full_like(counted, int(pad_value)))
+    # --8<-- [end:count]

@@ -1,0 +1,175 @@
+r"""Learned relative-position biases: T5's log-spaced buckets, or simple clipping.
+
+Instead of adding anything to the token vectors, these models add a learned
+scalar per head to every attention score, chosen by the offset
+$k - q$ between the key's and the query's positions (Shaw et al., 2018; Raffel
+et al., 2020). Offsets are grouped into buckets so that a few parameters cover
+any length:
+
+* **T5** keeps small offsets exact and groups larger ones logarithmically up to
+  `max_distance`; everything farther shares the last bucket. Bidirectional
+  models split the buckets between keys before and after the query.
+* **clipped** keeps every offset up to `max_distance` exact and clips the rest.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from pe._validation import check_offset
+from pe.nn._common import check_count, check_layout_choice, relative_distances
+
+__all__ = ["RelativePositionBias", "relative_position_bucket"]
+
+
+def relative_position_bucket(
+    relative_position: Tensor,
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> Tensor:
+    """T5's bucket for each offset ``key position - query position``.
+
+    Parameters
+    ----------
+    relative_position : torch.Tensor
+        Integer offsets of any shape.
+    bidirectional : bool, default True
+        If True, half the buckets are for keys after the query. If False (a
+        causal model), only keys before the query are told apart, and keys after
+        it share bucket 0 with the query itself.
+    num_buckets : int, default 32
+        Number of buckets (at least 2; 4 when bidirectional).
+    max_distance : int, default 128
+        Offsets this far or farther share the last bucket of their direction.
+
+    Returns
+    -------
+    torch.Tensor
+        int64 tensor of the same shape, values in ``[0, num_buckets)``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import relative_position_bucket
+    >>> offsets = torch.tensor([-200, -20, -3, 0, 3, 20, 200])
+    >>> relative_position_bucket(offsets)
+    tensor([15, 10,  3,  0, 19, 26, 31])
+    >>> relative_position_bucket(offsets, bidirectional=False)
+    tensor([31, 17,  3,  0,  0,  0,  0])
+    """
+    if relative_position.is_floating_point() or relative_position.dtype == torch.bool:
+        raise TypeError(
+            f"relative_position must be an integer tensor; got {relative_position.dtype}"
+        )
+    num_buckets = check_count(num_buckets, "num_buckets", minimum=4 if bidirectional else 2)
+    max_distance = check_count(max_distance, "max_distance", minimum=1)
+    # --8<-- [start:t5-buckets]
+    offset = relative_position.long()
+    buckets = torch.zeros_like(offset)
+    if bidirectional:
+        num_buckets //= 2
+        buckets = buckets + (offset > 0).long() * num_buckets  # keys after the query: upper half
+        distance = offset.abs()
+    else:
+        distance = (-offset).clamp(min=0)  # only keys before the query are told apart
+    exact = num_buckets // 2  # distances 0 .. exact-1 get a bucket each
+    if max_distance <= exact:
+        return buckets + distance.clamp(max=num_buckets - 1)
+    # Beyond that, buckets grow logarithmically up to max_distance.
+    scaled = torch.log(distance.float().clamp(min=1) / exact) / math.log(max_distance / exact)
+    far = (exact + (scaled * (num_buckets - exact)).long()).clamp(max=num_buckets - 1)
+    return buckets + torch.where(distance < exact, distance, far)
+    # --8<-- [end:t5-buckets]
+
+
+class RelativePositionBias(nn.Module):
+    r"""A learned bias per head and per bucket of relative position, for attention scores.
+
+    ``forward(q_len, k_len)`` returns the ``(num_heads, q_len, k_len)`` bias to add
+    to the scores $q_i \cdot k_j / \sqrt{d}$ before the softmax.
+
+    Parameters
+    ----------
+    num_heads : int
+        Number of attention heads, at least 1.
+    kind : {"t5", "clipped"}, default "t5"
+        T5's log-spaced buckets, or every offset up to `max_distance` exact.
+    bidirectional : bool, default True
+        Tell keys before and after the query apart (encoders); False for causal
+        decoders, where later keys are masked anyway.
+    num_buckets : int, default 32
+        T5 only: number of buckets. (Clipping uses ``2 * max_distance + 1``, or
+        ``max_distance + 1`` when causal.)
+    max_distance : int, default 128
+        T5: where the last bucket starts; clipped: the largest distinct offset.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import RelativePositionBias
+    >>> bias = RelativePositionBias(num_heads=4)
+    >>> bias(5, 7).shape
+    torch.Size([4, 5, 7])
+    >>> clipped = RelativePositionBias(num_heads=2, kind="clipped", max_distance=3)
+    >>> clipped.buckets(1, 9)
+    tensor([[3, 4, 5, 6, 6, 6, 6, 6, 6]])
+    """
+
+    def __init__(
+        self,
+        num_heads: int,
+        *,
+        kind: str = "t5",
+        bidirectional: bool = True,
+        num_buckets: int = 32,
+        max_distance: int = 128,
+    ) -> None:
+        super().__init__()
+        self.num_heads = check_count(num_heads, "num_heads")
+        self.kind = check_layout_choice(kind, "kind", ("t5", "clipped"))
+        if not isinstance(bidirectional, bool):
+            raise TypeError(f"bidirectional must be True or False; got {bidirectional!r}")
+        self.bidirectional = bidirectional
+        self.max_distance = check_count(max_distance, "max_distance")
+        if self.kind == "t5":
+            self.num_buckets = check_count(
+                num_buckets, "num_buckets", minimum=4 if bidirectional else 2
+            )
+        else:
+            self.num_buckets = (2 if bidirectional else 1) * self.max_distance + 1
+        self.bias = nn.Embedding(self.num_buckets, self.num_heads)
+        nn.init.normal_(self.bias.weight, std=0.02)
+
+    def buckets(self, q_len: int, k_len: int, *, offset: int = 0, device: Any = None) -> Tensor:
+        """Bucket index of every (query, key) pair, ``(q_len, k_len)`` int64."""
+        q_len = check_count(q_len, "q_len", minimum=0)
+        k_len = check_count(k_len, "k_len", minimum=0)
+        distance = relative_distances(q_len, k_len, offset=check_offset(offset), device=device)
+        if self.kind == "t5":
+            return relative_position_bucket(
+                distance,
+                bidirectional=self.bidirectional,
+                num_buckets=self.num_buckets,
+                max_distance=self.max_distance,
+            )
+        if self.bidirectional:
+            return distance.clamp(-self.max_distance, self.max_distance) + self.max_distance
+        return (-distance).clamp(0, self.max_distance)
+
+    def forward(self, q_len: int, k_len: int, offset: int = 0) -> Tensor:
+        """Return the ``(num_heads, q_len, k_len)`` bias; queries start at position `offset`."""
+        index = self.buckets(q_len, k_len, offset=offset, device=self.bias.weight.device)
+        values: Tensor = self.bias(index)  # (q_len, k_len, num_heads)
+        return values.permute(2, 0, 1)
+
+    def extra_repr(self) -> str:
+        return (
+            f"num_heads={self.num_heads}, kind={self.kind!r}, bidirectional={self.bidirectional}, "
+            f"num_buckets={self.num_buckets}, max_distance={self.max_distance}"
+        )

@@ -1,0 +1,59 @@
+import numpy as np
+import pytest
+import torch
+
+import pe
+from pe.nn import ALiBi
+
+
+def reference_slopes(n):
+    """Press et al.: 2^(-8k/n) for powers of two; otherwise fill from 2n's odd slopes."""
+
+    def power_of_two(m):
+        return [2 ** (-8 * k / m) for k in range(1, m + 1)]
+
+    p = 1
+    while p * 2 <= n:
+        p *= 2
+    return power_of_two(p) + power_of_two(2 * p)[0::2][: n - p]
+
+
+@pytest.mark.parametrize("heads", [1, 2, 3, 5, 6, 8, 12, 16, 20, 32, 40, 64, 96])
+def test_slopes_follow_the_paper(heads):
+    np.testing.assert_allclose(pe.alibi_slopes(heads), reference_slopes(heads), rtol=1e-15)
+
+
+def test_eight_heads_are_halvings():
+    assert pe.alibi_slopes(8).tolist() == [2.0**-k for k in range(1, 9)]
+
+
+@pytest.mark.parametrize("heads", [8, 12, 16, 24, 112])
+def test_slopes_match_bloom_in_transformers(heads):
+    bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")
+    theirs = bloom._get_alibi_slopes(heads, torch.device("cpu"))
+    # BLOOM raises a float32 base to the k-th power: k roundings of 6e-8 at most.
+    np.testing.assert_allclose(pe.alibi_slopes(heads), theirs.double().numpy(), rtol=heads * 1.2e-7)
+
+
+def test_bias_is_minus_slope_times_distance():
+    alibi = ALiBi(num_heads=4)
+    bias = alibi(6, 6)
+    distance = (torch.arange(6)[None, :] - torch.arange(6)[:, None]).abs().float()
+    for h, slope in enumerate(pe.alibi_slopes(4)):
+        torch.testing.assert_close(bias[h], -float(slope) * distance)
+    torch.testing.assert_close(alibi(2, 6, offset=4), bias[:, 4:])
+
+
+def test_buffer_is_not_saved_and_moves():
+    alibi = ALiBi(num_heads=3)
+    assert alibi.state_dict() == {}
+    assert alibi.to("meta")(2, 2).device.type == "meta"
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="num_heads must be a positive integer; got 0"):
+        pe.alibi_slopes(0)
+    with pytest.raises(TypeError, match="num_heads"):
+        pe.alibi_slopes(2.0)
+    with pytest.raises(ValueError, match="num_heads must be an integer >= 1"):
+        ALiBi(0)

@@ -1,0 +1,43 @@
+import pytest
+import torch
+
+from pe.nn import position_ids
+
+
+def test_left_and_right_padding():
+    ids = torch.tensor([[0, 0, 0, 7, 8], [7, 8, 9, 0, 0], [7, 8, 9, 10, 11]])
+    assert position_ids(ids, pad_id=0).tolist() == [
+        [0, 0, 0, 0, 1],
+        [0, 1, 2, 0, 0],
+        [0, 1, 2, 3, 4],
+    ]
+
+
+def test_start_and_pad_value():
+    ids = torch.tensor([[1, 1, 5, 6], [5, 6, 7, 1]])
+    got = position_ids(ids, pad_id=1, start=2, pad_value=1)
+    assert got.tolist() == [[1, 1, 2, 3], [2, 3, 4, 1]]
+
+
+def test_real_tokens_count_consecutively_whatever_the_padding():
+    torch.manual_seed(0)
+    for _ in range(20):
+        ids = torch.randint(1, 50, (4, 12))
+        ids[torch.rand(4, 12) < 0.3] = 0
+        got = position_ids(ids, pad_id=0, start=5, pad_value=-7)
+        for row, positions in zip(ids, got, strict=True):
+            real = row != 0
+            assert positions[real].tolist() == list(range(5, 5 + int(real.sum())))
+            assert torch.all(positions[~real] == -7)
+
+
+def test_any_leading_shape():
+    ids = torch.tensor([[[0, 3, 4]], [[3, 4, 0]]])
+    assert position_ids(ids, pad_id=0).shape == (2, 1, 3)
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="input_ids must be an integer tensor"):
+        position_ids(torch.zeros(2, 3), pad_id=0)
+    with pytest.raises(TypeError, match="pad_id must be an integer"):
+        position_ids(torch.zeros(2, 3, dtype=torch.long), pad_id=0.5)

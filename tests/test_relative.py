@@ -1,0 +1,82 @@
+import pytest
+import torch
+
+from pe.nn import RelativePositionBias, relative_position_bucket
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize(("num_buckets", "max_distance"), [(32, 128), (8, 20), (64, 512)])
+def test_buckets_match_t5_in_transformers(bidirectional, num_buckets, max_distance):
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    offsets = torch.arange(-1500, 1500)
+    ours = relative_position_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    theirs = t5.T5Attention._relative_position_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    assert torch.equal(ours, theirs)
+
+
+def test_bucket_structure():
+    offsets = torch.arange(-300, 301)
+    buckets = relative_position_bucket(offsets)
+    # small offsets are exact, each direction uses its own half, far ones share a bucket
+    assert buckets[300 + 0] == 0
+    assert buckets[300 + 5] == 16 + 5
+    assert buckets[300 - 5] == 5
+    assert buckets[300 + 200] == buckets[300 + 300] == 31
+    assert buckets[300 - 200] == buckets[300 - 300] == 15
+    # monotone in distance within each direction
+    right = buckets[300:]
+    assert torch.all(right[1:] >= right[:-1])
+    causal = relative_position_bucket(offsets, bidirectional=False)
+    assert torch.all(causal[300:] == 0)  # keys at or after the query: bucket 0
+
+
+def test_bias_depends_only_on_the_offset():
+    bias = RelativePositionBias(num_heads=3)
+    values = bias(12, 20)
+    assert values.shape == (3, 12, 20)
+    for i in range(11):
+        for j in range(19):
+            torch.testing.assert_close(values[:, i, j], values[:, i + 1, j + 1])
+    shifted = bias(4, 20, offset=8)  # the last 4 queries of a 12-token prefix
+    torch.testing.assert_close(shifted, values[:, 8:12])
+
+
+def test_clipped_variant():
+    bias = RelativePositionBias(num_heads=2, kind="clipped", max_distance=4)
+    assert bias.num_buckets == 9
+    buckets = bias.buckets(1, 12, offset=5)  # query at position 5
+    assert buckets.tolist() == [[0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8]]
+    causal = RelativePositionBias(num_heads=2, kind="clipped", max_distance=4, bidirectional=False)
+    assert causal.buckets(1, 8, offset=6).tolist() == [[4, 4, 4, 3, 2, 1, 0, 0]]
+
+
+def test_parameters_and_device():
+    bias = RelativePositionBias(num_heads=4, num_buckets=16)
+    assert bias.bias.weight.shape == (16, 4)
+    assert bias.to(torch.float64)(3, 3).dtype == torch.float64
+    meta = RelativePositionBias(num_heads=4).to("meta")
+    assert meta(2, 2).device.type == "meta"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "pattern"),
+    [
+        ({"num_heads": 0}, ValueError, "num_heads must be an integer >= 1"),
+        ({"num_heads": 2, "kind": "alibi"}, ValueError, "kind must be one of 't5', 'clipped'"),
+        ({"num_heads": 2, "num_buckets": 3}, ValueError, "num_buckets must be an integer >= 4"),
+        ({"num_heads": 2, "max_distance": 0}, ValueError, "max_distance must be"),
+        ({"num_heads": 2, "bidirectional": "yes"}, TypeError, "bidirectional"),
+    ],
+)
+def test_errors(kwargs, error, pattern):
+    with pytest.raises(error, match=pattern):
+        RelativePositionBias(**kwargs)
+
+
+def test_bucket_errors():
+    with pytest.raises(TypeError, match="relative_position must be an integer tensor"):
+        relative_position_bucket(torch.zeros(3))

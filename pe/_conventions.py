@@ -593,6 +593,16 @@ conventions: Mapping[str, Convention] = MappingProxyType({c.name: c for c in _AL
 def convention(name: str | Convention) -> Convention:
     """Look up a convention by name (or pass a `Convention` through).
 
+    Parameters
+    ----------
+    name : str or Convention
+        One of the keys of ``pe.conventions``, or a `Convention`.
+
+    Returns
+    -------
+    Convention
+        The named convention.
+
     Raises
     ------
     ValueError

@@ -84,6 +84,27 @@ def layout_permutation(d_model: int, source: Layout, target: Layout) -> NDArray[
 def convert_layout(values: Any, source: Layout, target: Layout, *, axis: int = -1) -> NDArray[Any]:
     """Reorder encodings from one layout to the other along `axis`.
 
+    Parameters
+    ----------
+    values : array_like
+        Encodings (or anything laid out like them) with at least one axis.
+    source, target : {"interleaved", "concatenated"}
+        The layouts to convert from and to.
+    axis : int, default -1
+        The axis that holds the ``d_model`` columns; ``-values.ndim`` to
+        ``values.ndim - 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new array of the same shape and dtype with that axis reordered.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a scalar `values`, an `axis` that is not an integer in range, or
+        an unknown layout.
+
     Examples
     --------
     >>> import numpy as np
@@ -97,8 +118,15 @@ def convert_layout(values: Any, source: Layout, target: Layout, *, axis: int = -
     """
     array = np.asarray(values)
     if array.ndim == 0:
-        raise ValueError("values must have at least one axis to reorder")
-    perm = layout_permutation(array.shape[axis], source, target)
+        raise ValueError("values must have at least one axis to reorder; got a scalar")
+    if not is_integer(axis):
+        raise TypeError(f"axis must be an integer; got {axis!r}")
+    if not -array.ndim <= int(axis) < array.ndim:
+        raise ValueError(
+            f"axis must be in [{-array.ndim}, {array.ndim - 1}] for values with "
+            f"{array.ndim} dimension(s); got {axis!r}"
+        )
+    perm = layout_permutation(array.shape[int(axis)], source, target)
     return np.take(array, perm, axis=axis)
 
 
@@ -108,6 +136,23 @@ def permute_input_weight(weight: Any, source: Layout, target: Layout) -> NDArray
     For ``y = W @ x`` (``W`` of shape ``(out_features, d_model)``, as
     ``torch.nn.Linear.weight``), a layer trained on `source`-layout inputs gives
     the same ``y`` on `target`-layout inputs with the returned weight.
+
+    Parameters
+    ----------
+    weight : array_like
+        The weight, with the ``d_model`` input columns on its last axis.
+    source, target : {"interleaved", "concatenated"}
+        The layout the weight was trained on, and the layout it will read.
+
+    Returns
+    -------
+    numpy.ndarray
+        The weight with its last axis reordered, same shape and dtype.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a scalar `weight` or an unknown layout.
 
     Examples
     --------

@@ -100,6 +100,13 @@ def value_range(positions: Any, d_model: int, *, base: float = 10000.0) -> tuple
     tuple of (float, float)
         Within $[-1, 1]$ for any positions.
 
+    Raises
+    ------
+    TypeError, ValueError
+        As `pe.sinusoidal`: for positions that are not integers within
+        ``±(2**31 - 1)``, a `d_model` that is not a positive even integer, or
+        a `base` that is not a finite number greater than 1.
+
     Examples
     --------
     >>> import pe
@@ -116,6 +123,27 @@ def norm_deviation(positions: Any, d_model: int, *, base: float = 10000.0) -> fl
 
     Each pair contributes $\sin^2 + \cos^2 = 1$, so every squared norm is
     $d/2$; this returns how far the computed vectors stray from it.
+
+    Parameters
+    ----------
+    positions : int or array_like of int
+        A length or integer positions, as for `pe.sinusoidal`.
+    d_model : int
+        Width of the encoding; a positive even integer.
+    base : float, default 10000.0
+        The base; a finite real number greater than 1.
+
+    Returns
+    -------
+    float
+        0 for no positions; otherwise a few float64 roundings of $d/2$.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As `pe.sinusoidal`: for positions that are not integers within
+        ``±(2**31 - 1)``, a `d_model` that is not a positive even integer, or
+        a `base` that is not a finite number greater than 1.
 
     Examples
     --------
@@ -140,11 +168,24 @@ def rotation_error(positions: Any, offsets: Any, d_model: int, *, base: float = 
     positions : int or array_like of int
         Starting positions $p$ (a length means ``0 .. length-1``).
     offsets : array_like of int
-        Shifts $k$ (1-D).
+        Shifts $k$, of any shape; every ``p + k`` must stay within
+        ``±(2**31 - 1)``.
     d_model : int
         Width of the encoding; a positive even integer.
     base : float, default 10000.0
         The base; a finite real number greater than 1.
+
+    Returns
+    -------
+    float
+        The largest absolute difference; 0 if either argument is empty.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As `pe.sinusoidal`: for positions or offsets that are not integers within
+        ``±(2**31 - 1)``, a `d_model` that is not a positive even integer, or
+        a `base` that is not a finite number greater than 1.
 
     Examples
     --------

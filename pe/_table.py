@@ -357,7 +357,7 @@ def sinusoidal(
     shape: tuple[int, ...]
     request: range | NDArray[np.int64]
     if is_integer(positions):  # a length: positions 0 .. L-1, no array needed
-        request = range(check_length(positions, name="positions"))
+        request = range(check_length(positions, name="positions (a length)"))
         shape = (len(request),)
     else:
         array = check_positions(positions)

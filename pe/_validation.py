@@ -111,7 +111,7 @@ def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.in
     `MAX_POSITION`.
     """
     if is_integer(positions):
-        return np.arange(check_length(positions, name=name), dtype=np.int64)
+        return np.arange(check_length(positions, name=f"{name} (a length)"), dtype=np.int64)
     if isinstance(positions, (bool, np.bool_, numbers.Real, str, bytes)) or positions is None:
         raise TypeError(
             f"{name} must be a non-negative integer length or an array of integer "

@@ -31,6 +31,13 @@ class ALiBi(nn.Module):
     num_heads : int
         Number of heads, at least 1; the slopes follow `pe.alibi_slopes`.
 
+    Raises
+    ------
+    TypeError, ValueError
+        At construction, for a `num_heads` that is not a positive integer.
+        When called, for lengths that are not non-negative integers or an
+        `offset` that is not an integer.
+
     Examples
     --------
     >>> import torch

@@ -29,6 +29,14 @@ class LearnedPositionalEmbedding(nn.Module):
     init_std : float, default 0.02
         Standard deviation of the normal initialisation (BERT's and GPT-2's).
 
+    Raises
+    ------
+    TypeError, ValueError
+        At construction, for arguments outside the ranges above. When called,
+        for an input that is not a floating-point tensor of shape
+        ``(batch, seq, d_model)`` (or ``(seq, batch, d_model)``), positions that
+        are not integers, or any position outside ``0 .. max_len - 1``.
+
     Examples
     --------
     >>> import torch

@@ -53,6 +53,12 @@ def relative_position_bucket(
     torch.Tensor
         int64 tensor of the same shape, values in ``[0, num_buckets)``.
 
+    Raises
+    ------
+    TypeError, ValueError
+        For a `relative_position` that is not an integer tensor, or counts
+        outside the ranges above.
+
     Examples
     --------
     >>> import torch
@@ -63,6 +69,10 @@ def relative_position_bucket(
     >>> relative_position_bucket(offsets, bidirectional=False)
     tensor([31, 17,  3,  0,  0,  0,  0])
     """
+    if not isinstance(relative_position, torch.Tensor):
+        raise TypeError(
+            f"relative_position must be an integer tensor; got {type(relative_position).__name__}"
+        )
     if relative_position.is_floating_point() or relative_position.dtype == torch.bool:
         raise TypeError(
             f"relative_position must be an integer tensor; got {relative_position.dtype}"
@@ -108,6 +118,14 @@ class RelativePositionBias(nn.Module):
         ``max_distance + 1`` when causal.)
     max_distance : int, default 128
         T5: where the last bucket starts; clipped: the largest distinct offset.
+
+    Raises
+    ------
+    TypeError, ValueError
+        At construction, for counts that are not positive integers (at least 4
+        buckets when bidirectional, 2 when causal), a `bidirectional` that is
+        not a bool, or an unknown `kind`. When called, for lengths that are not
+        non-negative integers or an `offset` that is not an integer.
 
     Examples
     --------

@@ -36,6 +36,24 @@ def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     Converting both queries and keys leaves every attention score unchanged; for
     a model's weights, permute the output rows of the query and key projections.
 
+    Parameters
+    ----------
+    x : torch.Tensor
+        Any tensor with at least one dimension; the last one is reordered.
+    source, target : {"interleaved", "half"}
+        The layouts to convert from and to.
+
+    Returns
+    -------
+    torch.Tensor
+        A new tensor of the same shape, dtype and device.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an `x` that is not a tensor of at least one dimension, or an
+        unknown layout.
+
     Examples
     --------
     >>> import torch
@@ -43,6 +61,9 @@ def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     >>> convert_rotary_layout(torch.arange(6.0), "interleaved", "half")
     tensor([0., 2., 4., 1., 3., 5.])
     """
+    if not isinstance(x, Tensor) or x.dim() == 0:
+        got = "a 0-d tensor" if isinstance(x, Tensor) else type(x).__name__
+        raise TypeError(f"x must be a tensor with at least one dimension; got {got}")
     check_layout_choice(source, "source", _LAYOUTS)
     check_layout_choice(target, "target", _LAYOUTS)
     names = {"interleaved": "interleaved", "half": "concatenated"}
@@ -67,6 +88,15 @@ class RotaryEmbedding(nn.Module):
     The cosines and sines come from `pe.nn.sinusoidal`, accurate to a few float32
     roundings at any position; the rotation is done in float32 and the result
     cast back to the input's dtype.
+
+    Raises
+    ------
+    TypeError, ValueError
+        At construction, for a `head_dim` that is not a positive even integer,
+        a `base` that is not a finite number greater than 1, or an unknown
+        `layout`. When called, for queries or keys that are not floating-point
+        tensors of shape ``(..., seq, head_dim)``, an `offset` that is not an
+        integer, or positions beyond ``±(2**31 - 1)``.
 
     Examples
     --------
@@ -93,11 +123,22 @@ class RotaryEmbedding(nn.Module):
         `positions`, if given, replaces them: shape ``(seq,)`` or broadcastable
         to ``x.shape[:-1]``.
         """
+        return self._rotate(x, "x", offset=offset, positions=positions)
+
+    def _rotate(
+        self, x: Tensor, name: str, *, offset: int = 0, positions: Tensor | None = None
+    ) -> Tensor:
         if not isinstance(x, Tensor) or not x.is_floating_point() or x.dim() < 2:
-            raise TypeError("x must be a floating-point tensor of shape (..., seq, head_dim)")
+            got = type(x).__name__
+            if isinstance(x, Tensor):
+                got = f"shape {tuple(x.shape)}, {x.dtype}"
+            raise TypeError(
+                f"{name} must be a floating-point tensor of shape (..., seq, head_dim); got {got}"
+            )
         if x.shape[-1] != self.head_dim:
             raise ValueError(
-                f"x must have last dimension head_dim={self.head_dim}; got shape {tuple(x.shape)}"
+                f"{name} must have last dimension head_dim={self.head_dim}; "
+                f"got shape {tuple(x.shape)}"
             )
         if positions is None:
             start = check_offset(offset)
@@ -128,7 +169,10 @@ class RotaryEmbedding(nn.Module):
         k_positions: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """Rotate queries and keys; positions default to ``0 .. seq-1`` for each."""
-        return self.rotate(q, positions=q_positions), self.rotate(k, positions=k_positions)
+        return (
+            self._rotate(q, "q", positions=q_positions),
+            self._rotate(k, "k", positions=k_positions),
+        )
 
     def extra_repr(self) -> str:
         return f"head_dim={self.head_dim}, base={self.base}, layout={self.layout!r}"

@@ -187,7 +187,7 @@ def sinusoidal(
     else:
         target = torch.device(device) if device is not None else torch.device("cpu")
         if is_integer(positions):  # a length: positions 0 .. L-1
-            request = range(check_length(positions, name="positions"))
+            request = range(check_length(positions, name="positions (a length)"))
             shape = (len(request),)
         else:
             array = check_positions(positions)

@@ -1,0 +1,334 @@
+"""Property-based tests over the public API: random valid input, random invalid input.
+
+Valid input must give finite, bounded output that matches the float64 reference;
+invalid input must raise TypeError or ValueError naming the parameter, never an
+AssertionError, IndexError, a broadcasting RuntimeError, NaN or a silently
+truncated result.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference import float64_table
+
+import pe
+import pe.nn
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+d_models = st.integers(1, 96).map(lambda n: 2 * n)
+bases = st.floats(1.5, 1e6, allow_nan=False)
+starts = st.integers(-(2**24), 2**24)
+lengths = st.integers(0, 300)
+shapes = st.lists(st.integers(0, 5), min_size=0, max_size=3).map(tuple)
+
+
+@FAST
+@given(start=starts, length=lengths, d_model=d_models, base=bases)
+def test_sinusoidal_matches_the_reference_for_any_run(start, length, d_model, base):
+    positions = np.arange(start, start + length)
+    table = pe.sinusoidal(positions, d_model, base=base)
+    assert table.shape == (length, d_model)
+    assert np.isfinite(table).all()
+    assert np.abs(table).max(initial=0) <= 1
+    reference = float64_table(positions, d_model, base=base)
+    # float32 result: a few roundings; float64 angles themselves: ~|p| * 1e-16.
+    assert np.abs(table - reference).max(initial=0) <= 3e-7 + 4e-16 * (abs(start) + length)
+
+
+@FAST
+@given(shape=shapes, d_model=d_models, data=st.data())
+def test_sinusoidal_any_shape_of_positions(shape, d_model, data):
+    values = data.draw(st.lists(starts, min_size=math.prod(shape), max_size=math.prod(shape)))
+    positions = np.array(values, dtype=np.int64).reshape(shape)
+    table = pe.sinusoidal(positions, d_model, dtype=np.float64)
+    assert table.shape == (*shape, d_model)
+    np.testing.assert_allclose(table, float64_table(positions, d_model), atol=1e-8, rtol=0)
+
+
+@FAST
+@given(
+    start=starts,
+    length=st.integers(1, 200),
+    d_model=d_models,
+    dtype=st.sampled_from([torch.float16, torch.bfloat16, torch.float32, torch.float64]),
+)
+def test_torch_table_for_any_dtype(start, length, d_model, dtype):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pe.PrecisionWarning)
+        table = pe.nn.sinusoidal(torch.arange(start, start + length), d_model, dtype=dtype)
+    assert table.dtype == dtype
+    assert table.shape == (length, d_model)
+    values = table.double().numpy()
+    assert np.isfinite(values).all()
+    tolerance = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}.get(dtype, 3e-7)
+    reference = float64_table(np.arange(start, start + length), d_model)
+    assert np.abs(values - reference).max() <= tolerance + 4e-16 * (abs(start) + length)
+
+
+@FAST
+@given(
+    d_model=d_models,
+    length=st.integers(1, 64),
+    batch=st.integers(1, 3),
+    offset=st.integers(0, 100),
+    batch_first=st.booleans(),
+    dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16]),
+)
+def test_module_adds_the_reference(d_model, length, batch, offset, batch_first, dtype):
+    module = pe.nn.SinusoidalPositionalEncoding(
+        d_model, max_len=offset + length, batch_first=batch_first
+    )
+    shape = (batch, length, d_model) if batch_first else (length, batch, d_model)
+    out = module(torch.zeros(shape, dtype=dtype), offset=offset)
+    assert out.dtype == dtype
+    reference = torch.from_numpy(float64_table(np.arange(offset, offset + length), d_model))
+    if not batch_first:
+        out = out.transpose(0, 1)
+    tolerance = 2.0**-8 if dtype == torch.bfloat16 else 3e-7
+    assert (out.double() - reference).abs().max() <= tolerance
+
+
+@FAST
+@given(p=starts, q=starts, d_model=d_models, measure=st.sampled_from(["dot", "cosine", "distance"]))
+def test_similarity_is_finite_and_bounded(p, q, d_model, measure):
+    value = float(pe.similarity(p, q, d_model, measure=measure))
+    bound = {"dot": d_model / 2, "cosine": 1.0, "distance": math.sqrt(2 * d_model)}[measure]
+    assert math.isfinite(value)
+    assert abs(value) <= bound + 1e-9
+
+
+@FAST
+@given(k=st.integers(-(2**20), 2**20), d_model=d_models)
+def test_rotation_matrices_are_orthogonal(k, d_model):
+    matrix = pe.rotation_matrix(k, d_model)
+    np.testing.assert_allclose(matrix @ matrix.T, np.eye(d_model), atol=1e-12)
+
+
+@FAST
+@given(heads=st.integers(1, 256))
+def test_alibi_slopes_for_any_head_count(heads):
+    slopes = pe.alibi_slopes(heads)
+    assert slopes.shape == (heads,)
+    assert np.all((slopes > 0) & (slopes < 1))
+    assert len(set(slopes.tolist())) == heads
+
+
+@FAST
+@given(
+    rows=st.integers(1, 4),
+    seq=st.integers(1, 12),
+    pad=st.integers(0, 3),
+    start=st.integers(-5, 5),
+    data=st.data(),
+)
+def test_position_ids_count_real_tokens(rows, seq, pad, start, data):
+    ids = torch.tensor(
+        data.draw(
+            st.lists(
+                st.lists(st.integers(0, 3), min_size=seq, max_size=seq),
+                min_size=rows,
+                max_size=rows,
+            )
+        )
+    )
+    positions = pe.nn.position_ids(ids, pad_id=pad, start=start, pad_value=-1)
+    for row, got in zip(ids, positions, strict=True):
+        real = row != pad
+        assert got[real].tolist() == list(range(start, start + int(real.sum())))
+
+
+# ---------------------------------------------------------------- invalid input
+NOT_AN_INTEGER = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=3),
+    st.booleans(),
+    st.none(),
+    st.complex_numbers(allow_nan=False, max_magnitude=10),
+)
+BAD_D_MODEL = st.one_of(
+    NOT_AN_INTEGER, st.integers(-50, 0), st.integers(0, 100).map(lambda n: 2 * n + 1)
+)
+BAD_BASE = st.one_of(
+    st.floats(max_value=1.0),
+    st.just(math.nan),
+    st.just(math.inf),
+    st.text(max_size=2),
+    st.booleans(),
+    st.none(),
+)
+
+
+def raises_named(call, parameter: str) -> None:
+    """The call must raise TypeError or ValueError, and the message must name `parameter`."""
+    try:
+        call()
+    except (TypeError, ValueError) as error:
+        assert parameter in str(error), f"{parameter!r} not named in: {error}"
+    else:
+        pytest.fail(f"no error for a bad {parameter}")
+
+
+@FAST
+@given(d_model=BAD_D_MODEL)
+def test_bad_d_model_everywhere(d_model):
+    for call in (
+        lambda: pe.sinusoidal(4, d_model),
+        lambda: pe.frequencies(d_model),
+        lambda: pe.angles(3, d_model),
+        lambda: pe.rotation_matrix(1, d_model),
+        lambda: pe.similarity(0, 1, d_model),
+        lambda: pe.nn.sinusoidal(4, d_model),
+        lambda: pe.nn.SinusoidalPositionalEncoding(d_model),
+        lambda: pe.nn.LearnedPositionalEmbedding(8, d_model),
+    ):
+        raises_named(call, "d_model")
+
+
+@FAST
+@given(base=BAD_BASE)
+def test_bad_base_everywhere(base):
+    for call in (
+        lambda: pe.sinusoidal(4, 8, base=base),
+        lambda: pe.frequencies(8, base),
+        lambda: pe.rotation_blocks(1, 8, base=base),
+        lambda: pe.nn.sinusoidal(4, 8, base=base),
+        lambda: pe.nn.RotaryEmbedding(8, base=base),
+    ):
+        raises_named(call, "base")
+
+
+@FAST
+@given(
+    positions=st.one_of(
+        st.integers(max_value=-1),
+        st.integers(min_value=2**31),
+        st.floats(allow_nan=True),
+        st.lists(st.floats(allow_nan=True), min_size=1, max_size=4),
+        st.text(max_size=3),
+        st.booleans(),
+    )
+)
+def test_bad_positions_everywhere(positions):
+    raises_named(lambda: pe.sinusoidal(positions, 8), "positions")
+    raises_named(lambda: pe.angles(positions, 8), "positions")
+
+
+@FAST
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple), d_model=d_models)
+def test_module_rejects_wrong_shapes_with_a_message(shape, d_model):
+    module = pe.nn.SinusoidalPositionalEncoding(d_model, max_len=16)
+    x = torch.zeros(shape)
+    try:
+        out = module(x)
+    except ValueError as error:
+        assert "x must have shape" in str(error)
+    else:  # accepted: it must then be a proper (.., seq, d_model) input
+        assert x.dim() in (2, 3)
+        assert x.shape[-1] == d_model
+        assert out.shape == x.shape
+
+
+@FAST
+@given(seq=st.integers(1, 40), max_len=st.integers(1, 40), offset=st.integers(0, 40))
+def test_table_lengths_are_never_silently_truncated(seq, max_len, offset):
+    for module in (
+        pe.nn.SinusoidalPositionalEncoding(8, max_len=max_len),
+        pe.nn.LearnedPositionalEmbedding(max_len, 8),
+    ):
+        x = torch.zeros(1, seq, 8)
+        if offset + seq <= max_len:
+            assert module(x, offset=offset).shape == x.shape
+        else:
+            with pytest.raises(ValueError, match="max_len"):
+                module(x, offset=offset)
+
+
+BAD_COUNT = st.one_of(NOT_AN_INTEGER, st.integers(-50, 0))
+BAD_LENGTH = st.one_of(NOT_AN_INTEGER, st.integers(-50, -1))
+BAD_CHOICE = st.one_of(st.text(max_size=12), st.integers(), st.none())
+
+
+@FAST
+@given(count=BAD_COUNT)
+def test_bad_counts_everywhere(count):
+    for call, parameter in (
+        (lambda: pe.alibi_slopes(count), "num_heads"),
+        (lambda: pe.nn.ALiBi(count), "num_heads"),
+        (lambda: pe.nn.RelativePositionBias(count), "num_heads"),
+        (lambda: pe.nn.RelativePositionBias(2, max_distance=count), "max_distance"),
+        (lambda: pe.nn.RelativePositionBias(2, num_buckets=count), "num_buckets"),
+        (lambda: pe.nn.LearnedPositionalEmbedding(count, 8), "max_len"),
+        (lambda: pe.layout_permutation(count, "interleaved", "concatenated"), "d_model"),
+    ):
+        raises_named(call, parameter)
+    if count is not None:  # None means "no limit" for this module
+        raises_named(lambda: pe.nn.SinusoidalPositionalEncoding(8, max_len=count), "max_len")
+
+
+@FAST
+@given(length=BAD_LENGTH)
+def test_bad_lengths_when_called(length):
+    for module in (pe.nn.ALiBi(2), pe.nn.RelativePositionBias(2)):
+        raises_named(lambda module=module: module(length, 3), "q_len")
+        raises_named(lambda module=module: module(3, length), "k_len")
+    raises_named(lambda: pe.uniqueness(length, 8), "length")
+
+
+@FAST
+@given(choice=BAD_CHOICE)
+def test_bad_names_and_layouts(choice):
+    if choice in pe.conventions:
+        return
+    table = np.zeros((2, 8))
+    for call, parameter in (
+        (lambda: pe.convention(choice), "convention"),
+        (lambda: pe.convert_layout(table, choice, "interleaved"), "source"),
+        (lambda: pe.convert_layout(table, "interleaved", choice), "target"),
+        (lambda: pe.permute_input_weight(table, choice, "concatenated"), "source"),
+        (lambda: pe.nn.convert_rotary_layout(torch.zeros(4), "half", choice), "target"),
+        (lambda: pe.nn.RotaryEmbedding(8, layout=choice), "layout"),
+        (lambda: pe.nn.RelativePositionBias(2, kind=choice), "kind"),
+        (lambda: pe.similarity(0, 1, 8, measure=choice), "measure"),
+    ):
+        raises_named(call, parameter)
+
+
+@FAST
+@given(ndim=st.integers(1, 4), axis=st.one_of(st.integers(-10, 10), NOT_AN_INTEGER))
+def test_convert_layout_axis_in_range_or_a_clear_error(ndim, axis):
+    values = np.arange(4.0**ndim).reshape((4,) * ndim)
+    if isinstance(axis, int) and not isinstance(axis, bool) and -ndim <= axis < ndim:
+        out = pe.convert_layout(values, "interleaved", "concatenated", axis=axis)
+        # An independent statement of the permutation: evens first, then odds.
+        expected = np.concatenate(
+            [np.take(values, [0, 2], axis=axis), np.take(values, [1, 3], axis=axis)], axis=axis
+        )
+        np.testing.assert_array_equal(out, expected)
+    else:
+        raises_named(
+            lambda: pe.convert_layout(values, "interleaved", "concatenated", axis=axis), "axis"
+        )
+
+
+@FAST
+@given(
+    value=st.one_of(
+        st.floats(allow_nan=True),
+        st.text(max_size=3),
+        st.none(),
+        st.lists(st.integers(), max_size=3),
+    )
+)
+def test_tensor_arguments_must_be_tensors(value):
+    raises_named(lambda: pe.nn.relative_position_bucket(value), "relative_position")
+    raises_named(lambda: pe.nn.convert_rotary_layout(value, "half", "interleaved"), "x")
+    raises_named(lambda: pe.nn.RotaryEmbedding(8).rotate(value), "x")

@@ -187,8 +187,8 @@ def figure(name: str, caption: str) -> str:
         raise FigureError(f"figure {name!r} has not been built yet (run the MkDocs build)")
     alt = (target / f"{name}-alt.txt").read_text(encoding="utf-8").strip()
     alt = alt.replace("[", "(").replace("]", ")")
-    images = [
-        f"  ![{alt}](/figures/{path.name}#only-{variant})"
+    images = [  # lazy: the variant of the other palette is hidden, and never fetched
+        f"  ![{alt}](/figures/{path.name}#only-{variant}){{ loading=lazy }}"
         for variant, path in _outputs(name, target).items()
     ]
     caption_line = f"  <figcaption>{caption}</figcaption>"

@@ -8,11 +8,14 @@ rebuild under ``mkdocs serve`` then sees edited tables and library code.
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -27,6 +30,41 @@ from sitegen import assets, figures  # noqa: E402
 log = logging.getLogger("mkdocs.hooks.sitegen")
 
 
+def _source_commit() -> str:
+    """Say which commit this build comes from (and whether it was edited), for the footer."""
+    commit = os.environ.get("GITHUB_SHA", "")
+    dirty = False
+    if not commit:
+        try:
+            commit = subprocess.run(
+                ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+            ).stdout.strip()
+            dirty = bool(
+                subprocess.run(
+                    ["git", "status", "--porcelain", "--untracked-files=no"],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.strip()
+            )
+        except (OSError, subprocess.CalledProcessError):
+            return "Built from a source tree outside git."
+    short = commit[:7]
+    repository = os.environ.get("GITHUB_REPOSITORY")
+    if repository:
+        server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
+        short = f'<a href="{server}/{repository}/commit/{commit}">{short}</a>'
+    return f"Last built from commit {short}{' with local changes' if dirty else ''}."
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Add the commit the site was built from to the footer of every page."""
+    config.copyright = f"{config.copyright or ''} {_source_commit()}".strip()
+    return config
+
+
+@event_priority(50)  # before the plugins, so the link checker knows these files too
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add every figure (drawn or taken from the cache) and the MathJax files."""
     try:

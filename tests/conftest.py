@@ -20,19 +20,31 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class SiteBuild:
-    """A strict build made twice with a fresh figure cache: cold, then warm."""
+    """A strict build made twice with a fresh figure cache: cold, then warm.
+
+    The two builds run in separate processes and write separate directories,
+    so the tests can also compare them file by file.
+    """
 
     directory: Path
+    second_directory: Path
+    cache: Path
     cold_log: str
     warm_log: str
 
 
-def mkdocs_build(destination: Path, cache: Path) -> str:
+def mkdocs_build(
+    destination: Path, cache: Path, *, check_links: bool = False, config: Path | None = None
+) -> str:
     """Run ``mkdocs build --strict`` and return its log; fail the test if it fails."""
     env = dict(os.environ, PE_FIGURE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
+    env["PE_CHECK_LINKS"] = "true" if check_links else "false"
     env.pop("SITE_URL", None)
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]
+    if config is not None:
+        command += ["--config-file", str(config)]
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)],
+        command,
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -49,9 +61,10 @@ def mkdocs_build(destination: Path, cache: Path) -> str:
 def site(tmp_path_factory: pytest.TempPathFactory) -> SiteBuild:
     cache = tmp_path_factory.mktemp("figure-cache")
     directory = tmp_path_factory.mktemp("site")
-    cold = mkdocs_build(directory, cache)
-    warm = mkdocs_build(directory, cache)
-    return SiteBuild(directory, cold, warm)
+    second = tmp_path_factory.mktemp("site-again")
+    cold = mkdocs_build(directory, cache, check_links=True)  # with the link checker
+    warm = mkdocs_build(second, cache)
+    return SiteBuild(directory, second, cache, cold, warm)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

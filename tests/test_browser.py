@@ -71,12 +71,28 @@ def test_every_page_is_local_clean_and_rendered(site, server, page_watch):
                 ".filter(e => !e.querySelector('mjx-container')).map(e => e.textContent)"
             )
             assert raw == [], f"{path}: math left untypeset: {raw[:3]}"
+            wrong = page.evaluate(
+                "() => [...document.querySelectorAll('mjx-merror')].map(e => e.textContent)"
+            )
+            assert wrong == [], f"{path}: TeX errors (unknown macro?): {wrong[:3]}"
+            hidden_mathml = page.locator("mjx-assistive-mml").count()
+            assert hidden_mathml > 0, f"{path}: no MathML for screen readers"
             glyphs = page.evaluate(
                 "() => getComputedStyle(document.querySelector('mjx-c'), '::before').content"
             )
             assert glyphs not in ("none", ""), f"{path}: MathJax glyphs have no content"
+        # Figures are lazy: load the ones this palette shows, then check them all.
+        page.evaluate(
+            "() => document.querySelectorAll('article img').forEach(i => {"
+            " if (i.offsetParent !== null) i.loading = 'eager'; })"
+        )
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('article img')]"
+            ".filter(i => i.offsetParent !== null).every(i => i.complete)"
+        )
         broken = page.evaluate(
-            "() => [...document.images].filter(i => i.complete && i.naturalWidth === 0)"
+            "() => [...document.querySelectorAll('article img')]"
+            ".filter(i => i.offsetParent !== null && i.naturalWidth === 0)"
             ".map(i => i.getAttribute('src'))"
         )
         assert broken == [], f"{path}: images failed to load: {broken}"
@@ -92,7 +108,6 @@ def test_every_page_is_local_clean_and_rendered(site, server, page_watch):
 def test_light_and_dark_figures_follow_the_palette(server, page_watch):
     page, _, _ = page_watch
     page.goto(server, wait_until="load")
-    page.wait_for_function("() => [...document.images].every(i => i.complete)")
 
     def visible_variants():
         return page.evaluate(
@@ -132,3 +147,14 @@ def test_search_finds_rotation_offline(server, page_watch):
     assert page.locator(".md-search-result__item").count() >= 1
     assert outside == []
     assert errors == []
+
+
+def test_no_page_is_heavier_than_the_limit(site, server, browser):
+    from sitegen.weight import LIMIT, page_weights
+
+    weights = page_weights(browser, server, site.directory)
+    assert len(weights) >= 20
+    heavy = [(w.path, w.compressed) for w in weights if w.compressed > LIMIT]
+    assert heavy == [], f"pages over {LIMIT / 2**20} MiB compressed: {heavy}"
+    # Every page loads its figures and scripts from this site only.
+    assert all(w.files >= 10 for w in weights)

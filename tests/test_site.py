@@ -1,6 +1,8 @@
 """The site builds strictly, caches its figures, and keeps generated files out of docs/."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,14 +41,17 @@ def test_pages_show_snippet_table_and_figure(site):
         html = (site.directory / page).read_text()
         assert '<div class="highlight">' in html
         assert "<table>" in html
-        light = r'<img alt="[^"]{20,}" src="(\.\./)?figures/\w+-light\.svg#only-light"'
+        light = (
+            r'<img alt="[^"]{20,}" loading="lazy" '
+            r'src="(\.\./)?figures/[\w-]+-light\.svg#only-light"'
+        )
         assert re.search(light, html)
         assert re.search(r'src="(\.\./)?figures/\w+-dark\.svg#only-dark"', html)
         assert 'class="arithmatex"' in html
 
 
 def test_site_ships_mathjax_and_requests_nothing_remote(site):
-    assert (site.directory / "assets/mathjax/tex-chtml.js").is_file()
+    assert (site.directory / "assets/mathjax/startup.js").is_file()
     assert list((site.directory / "assets/mathjax/output/chtml/fonts/woff-v2").glob("*.woff"))
     for html in site.directory.rglob("*.html"):
         text = html.read_text()
@@ -116,3 +121,84 @@ def test_a_failing_figure_script_is_named(tmp_path, monkeypatch):
 
 def test_cache_lives_outside_docs():
     assert not figures.cache_root().resolve().is_relative_to((ROOT / "docs").resolve())
+
+
+def test_the_link_checker_catches_broken_links(tmp_path):
+    """The cold build runs htmlproofer; here, the same configuration must fail on bad links."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text(
+        '# Broken\n\n<a href="other/#missing">an anchor that does not exist</a>\n'
+    )
+    (docs / "other.md").write_text("# Other\n\n## Present\n")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nhooks: [{ROOT / 'sitegen/hooks.py'}]\n"
+        "nav:\n  - index.md\n  - other.md\nextra_javascript: []\nextra_css: []\nwatch: []\n"
+    )
+    env = {**__import__("os").environ, "PE_CHECK_LINKS": "true", "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(config),
+            "-d",
+            str(tmp_path / "site"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    log = result.stdout + result.stderr
+    assert result.returncode != 0, log
+    assert "invalid url - other/#missing" in log
+
+
+def relative_files(directory: Path) -> dict[str, Path]:
+    return {p.relative_to(directory).as_posix(): p for p in directory.rglob("*") if p.is_file()}
+
+
+def test_two_builds_are_identical(site):
+    first, second = relative_files(site.directory), relative_files(site.second_directory)
+    assert set(first) == set(second)
+    differing = [
+        name
+        for name in sorted(first)
+        if not name.startswith("sitemap.xml")
+        and first[name].read_bytes() != second[name].read_bytes()
+    ]
+    assert differing == [], f"files differ between two builds: {differing[:10]}"
+
+
+def test_figure_scripts_are_reproducible(site, tmp_path):
+    """Run every figure script again, in a new process, and compare the bytes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def rerun(script):
+        out = tmp_path / script.stem
+        out.mkdir()
+        env = dict(__import__("os").environ, MPLBACKEND="Agg")
+        subprocess.run(
+            [sys.executable, str(script), str(out)],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        return out
+
+    scripts = figures.figure_scripts()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outputs = list(pool.map(rerun, scripts))
+    built = relative_files(site.directory / "figures")
+    for out in outputs:
+        for path in out.iterdir():
+            if path.name.endswith("-alt.txt"):
+                continue
+            assert path.read_bytes() == built[path.name].read_bytes(), f"{path.name} changed"

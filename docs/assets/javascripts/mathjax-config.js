@@ -1,7 +1,12 @@
 // MathJax settings for the site. The MathJax bundle itself is served from this
 // site (assets/mathjax/, copied from a PyPI package at build time), never from
 // a CDN. Only the spans and divs written by pymdownx.arithmatex are typeset.
+// startup.js loads the components named here: what tex-chtml.js bundles, less
+// its context menu (420 kB), with the hidden MathML that screen readers read.
 window.MathJax = {
+  loader: {
+    load: ["core", "input/tex", "output/chtml", "a11y/assistive-mml"],
+  },
   tex: {
     inlineMath: [["\\(", "\\)"]],
     displayMath: [["\\[", "\\]"]],

@@ -1,0 +1,69 @@
+"""How many bytes a reader downloads for each page of the built site.
+
+A page is loaded in a real browser from a local server, scrolled to the end so
+that lazy figures load too, and every response is counted: as served (raw) and
+as a static host that compresses text (gzip, as GitHub Pages does) sends it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+COMPRESSED = {".html", ".js", ".css", ".svg", ".json", ".xml", ".txt", ".map"}
+LIMIT = 1.5 * 2**20
+
+
+@dataclass(frozen=True)
+class PageWeight:
+    """Bytes one page needs: raw, and with text compressed as a static host sends it."""
+
+    path: str
+    raw: int
+    compressed: int
+    files: int
+
+
+def site_pages(site: Path) -> list[str]:
+    """Paths of every page, from the sitemap MkDocs writes."""
+    namespace = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    tree = ET.parse(site / "sitemap.xml")
+    return [urlparse(loc.text or "").path for loc in tree.findall(".//s:loc", namespace)]
+
+
+def _sizes(site: Path, url: str, base: str) -> tuple[int, int]:
+    relative = unquote(urlparse(url).path).removeprefix(urlparse(base).path)
+    path = site / relative
+    if path.is_dir() or relative.endswith("/") or not relative:
+        path = path / "index.html"
+    data = path.read_bytes()
+    packed = len(gzip.compress(data, compresslevel=9, mtime=0))
+    return len(data), packed if path.suffix in COMPRESSED else len(data)
+
+
+def page_weights(browser: Any, base: str, site: Path) -> list[PageWeight]:
+    """Load every page of `site` (served at `base`) and total what it fetched."""
+    results = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    for path in site_pages(site):
+        page = context.new_page()
+        fetched: set[str] = set()
+        page.on("requestfinished", lambda request, seen=fetched: seen.add(request.url))
+        page.goto(base + path.lstrip("/"), wait_until="load")
+        height = page.evaluate("document.body.scrollHeight")
+        for y in range(0, int(height) + 900, 600):  # bring every lazy figure into view
+            page.evaluate(f"window.scrollTo(0, {y})")
+            page.wait_for_timeout(20)
+        page.wait_for_load_state("networkidle")
+        local = [url for url in fetched if url.startswith(base)]
+        sizes = [_sizes(site, url, base) for url in local]
+        results.append(
+            PageWeight(path, sum(s[0] for s in sizes), sum(s[1] for s in sizes), len(local))
+        )
+        page.close()
+    context.close()
+    return results

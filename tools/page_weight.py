@@ -1,0 +1,62 @@
+"""Print how much each page of a built site weighs (``make weight``).
+
+Usage: ``python tools/page_weight.py [SITE_DIR]`` (default ``site/``, from
+``make build``). Serves the directory on a free local port, loads every page in
+Debian's Chromium and prints raw and compressed bytes per page; exits with
+status 1 if a page needs more than 1.5 MiB compressed.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sitegen.weight import LIMIT, page_weights  # noqa: E402
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def main() -> int:
+    """Measure every page and print the table; return 1 if a page is too heavy."""
+    site = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "site")
+    if not (site / "sitemap.xml").is_file():
+        raise SystemExit(f"no built site in {site}; run 'make build' first")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=shutil.which("chromium"),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        weights = page_weights(browser, base, site)
+        browser.close()
+    server.shutdown()
+    print(f"{'page':40s} {'files':>5s} {'raw KiB':>9s} {'compressed KiB':>15s}")
+    for weight in sorted(weights, key=lambda w: -w.compressed):
+        print(
+            f"{weight.path:40s} {weight.files:5d} {weight.raw / 1024:9.0f} "
+            f"{weight.compressed / 1024:15.0f}"
+        )
+    heaviest = max(weights, key=lambda w: w.compressed)
+    print(
+        f"heaviest page: {heaviest.path}, {heaviest.compressed / 2**20:.2f} MiB compressed "
+        f"({heaviest.raw / 2**20:.2f} MiB raw); limit {LIMIT / 2**20:.1f} MiB"
+    )
+    return 1 if heaviest.compressed > LIMIT else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

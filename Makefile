@@ -4,6 +4,7 @@
 #   make test    set up if needed, then lint, type-check and run every test
 #   make build   strict static build into site/
 #   make bench   measure speed, accuracy and memory; update benchmarks/results/
+#   make timing  time a cold and a warm build, an edit under serve, one figure
 #   make weight  build, then load every page in Chromium and print its weight
 #   make lock    re-resolve constraints.txt from pyproject.toml (maintainers)
 
@@ -18,7 +19,7 @@ NO_DEPS := keras-hub
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup serve build test lint bench extrapolation weight clean lock
+.PHONY: setup serve build test lint bench extrapolation timing weight clean lock
 
 setup: $(STAMP)
 
@@ -35,6 +36,11 @@ serve: $(STAMP)
 
 build: $(STAMP)
 	$(BIN)/python -m mkdocs build --strict
+
+# Cold and warm build, a page edited under serve, one figure script edited;
+# works in a scratch copy, fails if a target is missed.
+timing: $(STAMP)
+	$(BIN)/python tools/build_timing.py
 
 # Bytes each page needs (raw, and gzip-compressed as GitHub Pages sends them);
 # fails if a page needs more than 1.5 MiB compressed.

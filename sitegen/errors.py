@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from sitegen.cache import cached_markdown
 from sitegen.markdown import table
 
 
@@ -140,6 +141,7 @@ def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
     ]
 
 
+@cached_markdown
 def error_table() -> str:
     """Run every case; a case that does not raise is a bug, and fails the build."""
     rows = []

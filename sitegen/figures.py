@@ -2,27 +2,26 @@
 
 Every ``scripts/fig_<name>.py`` is run as ``python scripts/fig_<name>.py OUTDIR``
 and must write ``<name>-light.svg`` and ``<name>-dark.svg`` (or ``.png``) into
-OUTDIR. Its output is kept under ``.cache/figures/<script>/<key>/``, where the key
-hashes the script, the committed results it reads, the shared style module,
-every ``pe`` source file and the matplotlib version: an unchanged script is
-never run twice, and editing one script re-runs only that script. The cache
-lives outside ``docs/`` so that ``mkdocs serve`` does not rebuild in a loop.
+OUTDIR. Its output is kept under ``.cache/figures/<script>/<key>/`` (see
+`sitegen.cache`), where the key hashes the script, the committed results it
+reads, the shared style module, every ``pe`` source file and the versions of
+Python, numpy and matplotlib: an unchanged script is never run twice, and
+editing one script re-runs only that script.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
+
+from sitegen import cache
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
@@ -45,8 +44,8 @@ class Report:
 
 
 def cache_root() -> Path:
-    """Directory of the figure cache (``PE_FIGURE_CACHE`` overrides the default)."""
-    return Path(os.environ.get("PE_FIGURE_CACHE", ROOT / ".cache" / "figures"))
+    """Directory of the figure cache, ``figures/`` in `sitegen.cache.cache_root`."""
+    return cache.cache_root() / "figures"
 
 
 def figure_scripts() -> list[Path]:
@@ -59,26 +58,10 @@ def figure_name(script: Path) -> str:
     return script.stem.removeprefix("fig_")
 
 
-def _label(path: Path) -> str:
-    """Show `path` relative to the repository, as messages and cache keys use it."""
-    try:
-        return path.relative_to(ROOT).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def _digest(paths: Iterable[Path], extra: str = "") -> str:
-    sha = hashlib.sha256(extra.encode())
-    for path in paths:
-        sha.update(_label(path).encode())
-        sha.update(path.read_bytes())
-    return sha.hexdigest()
-
-
 def shared_key() -> str:
     """Hash of everything every figure depends on besides its own script."""
     sources = sorted((ROOT / "pe").rglob("*.py"))
-    return _digest([STYLE, *sources], extra=f"matplotlib {metadata.version('matplotlib')}")
+    return cache.digest([STYLE, *sources], extra=cache.versions("numpy", "matplotlib"))
 
 
 _DATA = re.compile(r"benchmarks/results/[\w-]+\.json")
@@ -92,7 +75,7 @@ def script_key(script: Path, shared: str) -> str:
     re-measuring re-draws exactly the figures that show the measurement.
     """
     data = sorted({ROOT / match for match in _DATA.findall(script.read_text(encoding="utf-8"))})
-    return _digest([script, *[path for path in data if path.is_file()]], extra=shared)[:20]
+    return cache.digest([script, *[path for path in data if path.is_file()]], extra=shared)[:20]
 
 
 def _outputs(name: str, directory: Path) -> dict[str, Path]:
@@ -125,7 +108,7 @@ def _run(script: Path, target: Path) -> None:
         text=True,
         check=False,
     )
-    rel = _label(script)
+    rel = cache.label(script)
     if result.returncode != 0:
         shutil.rmtree(scratch, ignore_errors=True)
         tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 import pe
+from sitegen.cache import cached_markdown
 from sitegen.markdown import number, table
 
 
@@ -282,6 +283,7 @@ def comparisons(pairs: tuple[tuple[int, int], ...], d_model: int) -> str:
     return table(headers, rows, align="lrrrrr")
 
 
+@cached_markdown
 def uniqueness_grid(d_models: tuple[int, ...], lengths: tuple[int, ...]) -> str:
     """Smallest distance between two of the first N positions (and its offset), per d and N."""
     rows = []
@@ -299,6 +301,7 @@ def uniqueness_grid(d_models: tuple[int, ...], lengths: tuple[int, ...]) -> str:
     return table(headers, rows, align="r" * len(headers))
 
 
+@cached_markdown
 def property_checks(d_model: int, length: int) -> str:
     """Every property of the encoding, measured by its `pe` function over `length` positions."""
     low, high = pe.value_range(length, d_model)
@@ -635,6 +638,7 @@ def convention_differences(d_model: int, length: int) -> str:
     return table(headers, rows, align="l" + "r" * len(names))
 
 
+@cached_markdown
 def method_parameters(d_model: int = 512, heads: int = 8, max_len: int = 2048) -> str:
     """Learned parameters each method adds, counted on the real modules."""
     import torch.nn as tnn

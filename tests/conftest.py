@@ -37,7 +37,7 @@ def mkdocs_build(
     destination: Path, cache: Path, *, check_links: bool = False, config: Path | None = None
 ) -> str:
     """Run ``mkdocs build --strict`` and return its log; fail the test if it fails."""
-    env = dict(os.environ, PE_FIGURE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
+    env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
     env["PE_CHECK_LINKS"] = "true" if check_links else "false"
     env.pop("SITE_URL", None)
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from sitegen import figures
+from sitegen import cache, figures
 
 pytestmark = pytest.mark.site
 
@@ -86,7 +86,7 @@ def test_figure_cache_reruns_only_the_edited_script(tmp_path, monkeypatch):
         write_script(scripts, name, GOOD.replace("NAME", name))
     monkeypatch.setattr(figures, "SCRIPTS", scripts)
     monkeypatch.setattr(figures, "STYLE", scripts / "_figstyle.py")
-    monkeypatch.setenv("PE_FIGURE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
     assert sorted(figures.build().ran) == ["fig_one.py", "fig_two.py"]
     assert figures.build().ran == []
     write_script(scripts, "two", GOOD.replace("NAME", "two") + "\n# edited\n")
@@ -95,6 +95,31 @@ def test_figure_cache_reruns_only_the_edited_script(tmp_path, monkeypatch):
     assert report.cached == ["fig_one.py"]
     expected = {f"{n}-{v}.svg" for n in ("one", "two") for v in ("light", "dark")}
     assert set(report.outputs) == expected
+
+
+def test_table_cache_recomputes_when_an_input_changes(tmp_path, monkeypatch):
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    source = inputs / "module.py"
+    source.write_text("VALUE = 1\n")
+    monkeypatch.setattr(cache, "TABLE_INPUTS", (str(inputs),))
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
+    calls = []
+
+    @cache.cached_markdown
+    def square(n: int) -> str:
+        calls.append(n)
+        return f"{n * n} ({len(calls)} call)"
+
+    cache._inputs_key.cache_clear()
+    assert square(3) == "9 (1 call)"
+    assert square(3) == "9 (1 call)"  # read back, not computed
+    assert square(4) == "16 (2 call)"  # other arguments, another entry
+    source.write_text("VALUE = 2\n")
+    cache._inputs_key.cache_clear()  # what the hooks' module purge does on a rebuild
+    assert square(3) == "9 (3 call)"
+    assert calls == [3, 4, 3]
+    cache._inputs_key.cache_clear()
 
 
 def test_a_failing_figure_script_is_named(tmp_path, monkeypatch):
@@ -110,7 +135,7 @@ def test_a_failing_figure_script_is_named(tmp_path, monkeypatch):
     )
     monkeypatch.setattr(figures, "SCRIPTS", scripts)
     monkeypatch.setattr(figures, "STYLE", scripts / "_figstyle.py")
-    monkeypatch.setenv("PE_FIGURE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
     with pytest.raises(figures.FigureError) as caught:
         figures.build()
     message = str(caught.value)

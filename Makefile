@@ -4,6 +4,7 @@
 #   make test    set up if needed, then lint, type-check and run every test
 #   make build   strict static build into site/
 #   make bench   measure speed, accuracy and memory; update benchmarks/results/
+#   make archive build, then zip site/ into dist/pe-site.zip for reading offline
 #   make timing  time a cold and a warm build, an edit under serve, one figure
 #   make weight  build, then load every page in Chromium and print its weight
 #   make lock    re-resolve constraints.txt from pyproject.toml (maintainers)
@@ -19,7 +20,7 @@ NO_DEPS := keras-hub
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup serve build test lint bench extrapolation timing weight clean lock
+.PHONY: setup serve build test lint bench extrapolation archive timing weight clean lock
 
 setup: $(STAMP)
 
@@ -36,6 +37,10 @@ serve: $(STAMP)
 
 build: $(STAMP)
 	$(BIN)/python -m mkdocs build --strict
+
+# The whole site in one zip; unzip it and run: python -m http.server --directory pe-site
+archive: build
+	$(BIN)/python -m sitegen.archive site dist/pe-site.zip
 
 # Cold and warm build, a page edited under serve, one figure script edited;
 # works in a scratch copy, fails if a target is missed.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -31,16 +32,55 @@ class SiteBuild:
     cache: Path
     cold_log: str
     warm_log: str
+    offline: str
+
+
+# Proxies on a closed local port: any HTTP(S) request a library makes fails.
+DEAD_PROXY = dict.fromkeys(
+    ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy"), "http://127.0.0.1:9"
+)
+
+
+@functools.cache
+def offline_prefix() -> tuple[list[str], str]:
+    """How to run a command with no network: a network namespace where one can be made.
+
+    ``unshare -rn`` gives the command a network of its own with no interface
+    but a loopback that is down: no connection can leave. Where the kernel
+    does not allow it (some CI runners), every proxy variable points at a
+    closed port instead, which stops HTTP from Python libraries.
+    """
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
+        return [unshare, "-rn"], "network namespace (unshare -rn)"
+    return [], "dead proxy"
+
+
+def offline_env(env: dict[str, str]) -> dict[str, str]:
+    """`env` for a command that must not reach the network, with dead proxies."""
+    env = {k: v for k, v in env.items() if k.lower() not in ("no_proxy",)}
+    return {**env, **DEAD_PROXY}
 
 
 def mkdocs_build(
-    destination: Path, cache: Path, *, check_links: bool = False, config: Path | None = None
+    destination: Path,
+    cache: Path,
+    *,
+    check_links: bool = False,
+    config: Path | None = None,
+    offline: bool = False,
 ) -> str:
-    """Run ``mkdocs build --strict`` and return its log; fail the test if it fails."""
+    """Run ``mkdocs build --strict`` and return its log; fail the test if it fails.
+
+    With `offline`, the build runs with no network (see `offline_prefix`).
+    """
     env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
     env["PE_CHECK_LINKS"] = "true" if check_links else "false"
     env.pop("SITE_URL", None)
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]
+    if offline:
+        command = offline_prefix()[0] + command
+        env = offline_env(env)
     if config is not None:
         command += ["--config-file", str(config)]
     result = subprocess.run(
@@ -62,9 +102,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> SiteBuild:
     cache = tmp_path_factory.mktemp("figure-cache")
     directory = tmp_path_factory.mktemp("site")
     second = tmp_path_factory.mktemp("site-again")
-    cold = mkdocs_build(directory, cache, check_links=True)  # with the link checker
+    # The cold build checks links and has no network; the warm one is a plain build.
+    cold = mkdocs_build(directory, cache, check_links=True, offline=True)
     warm = mkdocs_build(second, cache)
-    return SiteBuild(directory, second, cache, cold, warm)
+    return SiteBuild(directory, second, cache, cold, warm, offline_prefix()[1])
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -110,3 +151,45 @@ def browser() -> Iterator[object]:
         chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         yield chromium
         chromium.close()
+
+
+@contextlib.contextmanager
+def watched_page(
+    browser, base: str, **options: object
+) -> Iterator[tuple[object, list[str], list[str]]]:
+    """A fresh page that blocks every request not to `base`, and records console errors.
+
+    Yields ``(page, outside, errors)``: the blocked URLs and the error messages.
+    `options` go to ``browser.new_context`` (the viewport is 1280 x 900 unless set).
+    """
+    options.setdefault("viewport", {"width": 1280, "height": 900})
+    context = browser.new_context(**options)
+    page = context.new_page()
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def route(route):
+        url = route.request.url
+        if url.startswith((base, "data:", "blob:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        yield page, outside, errors
+    finally:
+        context.close()
+
+
+def wait_for_math(page) -> None:
+    """Wait until MathJax has typeset every formula on the page."""
+    page.wait_for_function(
+        "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+        " && document.querySelectorAll('.arithmatex mjx-container').length"
+        " === document.querySelectorAll('.arithmatex').length",
+        timeout=15_000,
+    )

@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from urllib.parse import urlparse
 
 import pytest
+from conftest import wait_for_math, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -25,33 +26,8 @@ def site_pages(site) -> list[str]:
 @pytest.fixture
 def page_watch(browser, server):
     """A fresh page that blocks and records every non-local request and console error."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    outside: list[str] = []
-    errors: list[str] = []
-
-    def route(route):
-        url = route.request.url
-        if url.startswith(server) or url.startswith("data:") or url.startswith("blob:"):
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page, outside, errors
-    context.close()
-
-
-def wait_for_math(page) -> None:
-    page.wait_for_function(
-        "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
-        " && document.querySelectorAll('.arithmatex mjx-container').length"
-        " === document.querySelectorAll('.arithmatex').length",
-        timeout=15_000,
-    )
+    with watched_page(browser, server) as watched:
+        yield watched
 
 
 def test_the_sitemap_lists_the_pages(site):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, watched_page
 
 import pe
 
@@ -30,14 +30,11 @@ def exact(position: int, d_model: int, base: float) -> np.ndarray:
 
 @pytest.fixture
 def page(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == [], errors
+    """A page that blocks every request to another host; none may be made."""
+    with watched_page(browser, server) as (page, outside, errors):
+        yield page
+        assert outside == [], outside
+        assert errors == [], errors
 
 
 def open_widget(page, server, path: str, kind: str):
@@ -223,8 +220,15 @@ def test_controls_clamp_to_their_limits(page, server):
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [375, 1280])
 def test_layout_holds_and_screenshots(browser, server, scheme, width):
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    page = context.new_page()
+    viewport = {"width": width, "height": 900}
+    with watched_page(browser, server, viewport=viewport, color_scheme=scheme) as watched:
+        page, outside, errors = watched
+        check_layout(page, server, scheme, width)
+        assert outside == []
+        assert errors == []
+
+
+def check_layout(page, server, scheme: str, width: int) -> None:
     page.goto(server + "playground/", wait_until="load")
     page.wait_for_function(
         "document.querySelector('[data-pe-widget=\"playground\"]').dataset.mounted"
@@ -239,4 +243,3 @@ def test_layout_holds_and_screenshots(browser, server, scheme, width):
     assert widget_right <= width
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"playground-{scheme}-{width}.png"), full_page=True)
-    context.close()

@@ -18,6 +18,29 @@ def test_strict_build_has_no_warnings(site):
         assert not re.search(r"^(WARNING|ERROR)", log, re.M), log
 
 
+def test_the_cold_build_had_no_network(site):
+    """The cold build ran this way; the same way, a request to a real host must fail."""
+    from conftest import offline_env, offline_prefix
+
+    probe = (
+        "import urllib.request\n"
+        "try:\n"
+        "    urllib.request.urlopen('https://pypi.org/simple/', timeout=5)\n"
+        "except OSError as error:\n"
+        "    print('blocked:', error)\n"
+        "else:\n"
+        "    print('REACHED')\n"
+    )
+    result = subprocess.run(
+        [*offline_prefix()[0], sys.executable, "-c", probe],
+        env=offline_env(dict(__import__("os").environ)),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.startswith("blocked:"), (site.offline, result.stdout)
+
+
 def test_cold_build_runs_every_figure_script_and_warm_build_none(site):
     scripts = figures.figure_scripts()
     cold = re.search(r"figures: ran (\d+) script", site.cold_log)

@@ -1,0 +1,127 @@
+"""The single-file download: the site zipped, unzipped elsewhere, served by http.server.
+
+The archive is read the way its instructions say: unzipped into a fresh folder
+and served by ``python -m http.server``; Chromium, with every request to
+another host blocked, must find math, search, figures and the playground
+working.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import wait_for_math, watched_page
+
+import pe
+from sitegen.archive import TOP, make_archive
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def archive(site, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("download") / "pe-site.zip"
+    make_archive(site.directory, path)
+    return path
+
+
+def test_the_archive_holds_the_whole_site_and_is_reproducible(site, archive, tmp_path):
+    again = tmp_path / "again.zip"
+    make_archive(site.directory, again)
+    assert again.read_bytes() == archive.read_bytes()
+    files = sorted(
+        p.relative_to(site.directory).as_posix() for p in site.directory.rglob("*") if p.is_file()
+    )
+    with zipfile.ZipFile(archive) as bundle:
+        assert bundle.testzip() is None
+        names = sorted(name.removeprefix(f"{TOP}/") for name in bundle.namelist())
+        assert names == files
+        assert bundle.read(f"{TOP}/index.html") == (site.directory / "index.html").read_bytes()
+
+
+def test_making_an_archive_without_a_site_says_so(tmp_path):
+    with pytest.raises(FileNotFoundError, match="make build"):
+        make_archive(tmp_path / "missing", tmp_path / "out.zip")
+
+
+@pytest.fixture(scope="module")
+def http_server(archive, tmp_path_factory) -> Iterator[str]:
+    """Unzip the archive and serve it with ``python -m http.server``, as a reader would."""
+    where = tmp_path_factory.mktemp("unzipped")
+    with zipfile.ZipFile(archive) as bundle:
+        bundle.extractall(where)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
+    server = subprocess.Popen(
+        [*command, "--directory", str(where / TOP)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(base, timeout=2):
+                break
+        except OSError:
+            if time.monotonic() > deadline:
+                server.kill()
+                pytest.fail("python -m http.server did not start")
+            time.sleep(0.1)
+    yield base
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def test_the_unzipped_site_works_offline(browser, http_server):
+    with watched_page(browser, http_server) as (page, outside, errors):
+        # Math, typeset by the MathJax inside the archive.
+        page.goto(http_server + "formula/", wait_until="load")
+        wait_for_math(page)
+        assert page.locator(".arithmatex mjx-container").count() > 10
+        # A figure.
+        image = page.locator("article img[src*='#only-light']").first
+        image.scroll_into_view_if_needed()
+        page.wait_for_function(
+            "() => { const i = document.querySelector(\"article img[src*='#only-light']\");"
+            " return i.complete && i.naturalWidth > 0; }"
+        )
+        # Search.
+        search = page.locator("input.md-search__input")
+        search.click()
+        search.press_sequentially("wavelength", delay=20)
+        page.wait_for_selector(".md-search-result__item", timeout=15_000)
+        # The playground: the encoding of one cell, against pe.
+        page.goto(http_server + "playground/", wait_until="load")
+        widget = page.locator('[data-pe-widget="playground"]')
+        page.wait_for_function(
+            "document.querySelector('[data-pe-widget=\"playground\"]').dataset.mounted"
+        )
+        canvas = widget.locator('[data-role="heatmap"]')
+        canvas.focus()
+        canvas.press("Home")  # cell (0, 0), then 5 positions down and 3 dimensions across
+        for key in ["ArrowDown"] * 5 + ["ArrowRight"] * 3:
+            canvas.press(key)
+        readout = widget.locator('[data-role="cell-readout"]')
+        cell = {
+            name: float(readout.locator(f'[data-field="{name}"]').first.inner_text())
+            for name in ("position", "dimension", "value")
+        }
+        assert (cell["position"], cell["dimension"]) == (5, 3)
+        d_model = int(widget.locator('[data-control="d"]').input_value())
+        exact = pe.sinusoidal(np.array([5]), d_model, dtype=np.float64)[0, 3]
+        shown = cell["value"]
+        assert abs(shown - exact) <= 0.5e-6 + 1e-12
+    assert outside == []
+    assert errors == []

@@ -1,0 +1,56 @@
+"""The GitHub Actions workflow: pinned actions, least privilege, deploys only from main."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from conftest import ROOT
+
+WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
+
+
+@pytest.fixture(scope="module")
+def workflow() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def test_every_action_is_pinned_to_a_commit():
+    uses = re.findall(r"uses:\s*(\S+)(.*)", WORKFLOW.read_text())
+    assert len(uses) >= 5
+    for action, comment in uses:
+        name, _, ref = action.partition("@")
+        assert re.fullmatch(r"[0-9a-f]{40}", ref), f"{name} is not pinned to a commit: {ref!r}"
+        assert re.search(r"#\s*v\d+\.\d+\.\d+", comment), f"{name}: say which release the SHA is"
+
+
+def test_permissions_start_at_none_and_only_deploy_writes(workflow):
+    assert workflow["permissions"] == {}
+    jobs = workflow["jobs"]
+    for name, job in jobs.items():
+        assert "permissions" in job, f"job {name} must say what it needs"
+        writes = {scope for scope, level in job["permissions"].items() if level == "write"}
+        expected = {"pages", "id-token"} if name == "deploy" else set()
+        assert writes == expected, f"job {name} writes {writes}"
+
+
+def test_tests_gate_a_strict_build_that_deploys_only_from_main(workflow):
+    jobs = workflow["jobs"]
+    test_steps = [step.get("run", "") for step in jobs["test"]["steps"]]
+    assert ".ci/run" in test_steps
+    assert jobs["build"]["needs"] == "test"
+    assert "refs/heads/main" in jobs["build"]["if"]
+    assert "pull_request" in jobs["build"]["if"]
+    runs = " ".join(step.get("run", "") for step in jobs["build"]["steps"])
+    assert "make archive" in runs  # which runs make build, the strict build
+    site_url = [step.get("env", {}).get("SITE_URL") for step in jobs["build"]["steps"]]
+    assert "${{ steps.pages.outputs.base_url }}/" in site_url
+    assert jobs["deploy"]["needs"] == "build"
+    assert jobs["deploy"]["environment"]["name"] == "github-pages"
+
+
+def test_the_makefile_archive_target_builds_strictly():
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^archive: build$", makefile, re.M)
+    assert re.search(r"^build: .*\n\t.*mkdocs build --strict", makefile, re.M)

@@ -7,6 +7,7 @@
 #   make archive build, then zip site/ into dist/pe-site.zip for reading offline
 #   make timing  time a cold and a warm build, an edit under serve, one figure
 #   make weight  build, then load every page in Chromium and print its weight
+#   make readme  write the measured figures into README.md's Development section
 #   make lock    re-resolve constraints.txt from pyproject.toml (maintainers)
 
 PYTHON ?= python3
@@ -20,7 +21,7 @@ NO_DEPS := keras-hub
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup serve build test lint bench extrapolation archive timing weight clean lock
+.PHONY: setup serve build test lint bench extrapolation archive timing weight readme clean lock
 
 setup: $(STAMP)
 
@@ -42,15 +43,20 @@ build: $(STAMP)
 archive: build
 	$(BIN)/python -m sitegen.archive site dist/pe-site.zip
 
-# Cold and warm build, a page edited under serve, one figure script edited;
-# works in a scratch copy, fails if a target is missed.
+# Cold and warm build, a page edited under serve, one figure script edited and
+# make test, in a scratch copy; writes benchmarks/results/timing.json, fails if
+# a target is missed (about four minutes).
 timing: $(STAMP)
 	$(BIN)/python tools/build_timing.py
 
 # Bytes each page needs (raw, and gzip-compressed as GitHub Pages sends them);
-# fails if a page needs more than 1.5 MiB compressed.
+# writes benchmarks/results/weight.json; fails if a page needs over 1.5 MiB compressed.
 weight: build
-	$(BIN)/python tools/page_weight.py site
+	$(BIN)/python tools/page_weight.py site --record
+
+# The README's figures, from benchmarks/results/ (bench, timing, weight).
+readme: $(STAMP)
+	$(BIN)/python tools/readme.py
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check .

@@ -87,3 +87,13 @@ def test_the_policy_check_catches_a_typed_snippet():
 def test_no_generated_files_in_docs():
     assert not list(DOCS.rglob("figures"))
     assert not [p for p in DOCS.rglob("*") if p.suffix in {".png", ".pdf"}]
+
+
+def test_readme_figures_match_the_recorded_results():
+    """The Development table is written from benchmarks/results/; it must be current."""
+    import runpy
+
+    readme = runpy.run_path(str(ROOT / "tools" / "readme.py"))
+    text = (ROOT / "README.md").read_text()
+    assert readme["updated"](text) == text, "README.md's figures are stale: run make readme"
+    assert "| target | measured | command |" in readme["render"]()

@@ -2,8 +2,9 @@
 
 Usage: ``python tools/page_weight.py [SITE_DIR]`` (default ``site/``, from
 ``make build``). Serves the directory on a free local port, loads every page in
-Debian's Chromium and prints raw and compressed bytes per page; exits with
-status 1 if a page needs more than 1.5 MiB compressed.
+Debian's Chromium and prints raw and compressed bytes per page; writes them
+to ``benchmarks/results/weight.json`` when given ``--record`` (``make weight``
+does), and exits with status 1 if a page needs more than 1.5 MiB compressed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 from sitegen.weight import LIMIT, page_weights  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _common import environment, write  # noqa: E402
+
 
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
@@ -28,7 +32,8 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 def main() -> int:
     """Measure every page and print the table; return 1 if a page is too heavy."""
-    site = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "site")
+    arguments = [a for a in sys.argv[1:] if a != "--record"]
+    site = Path(arguments[0] if arguments else ROOT / "site")
     if not (site / "sitemap.xml").is_file():
         raise SystemExit(f"no built site in {site}; run 'make build' first")
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
@@ -39,7 +44,13 @@ def main() -> int:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=shutil.which("chromium"),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+            ],
         )
         weights = page_weights(browser, base, site)
         browser.close()
@@ -55,6 +66,20 @@ def main() -> int:
         f"heaviest page: {heaviest.path}, {heaviest.compressed / 2**20:.2f} MiB compressed "
         f"({heaviest.raw / 2**20:.2f} MiB raw); limit {LIMIT / 2**20:.1f} MiB"
     )
+    if "--record" in sys.argv:
+        pages = [
+            {"page": w.path, "files": w.files, "raw_bytes": w.raw, "compressed_bytes": w.compressed}
+            for w in sorted(weights, key=lambda w: w.path)
+        ]
+        payload = {
+            **environment(threads=1),
+            "limit_bytes": LIMIT,
+            "pages": pages,
+            "heaviest_compressed": {"page": heaviest.path, "bytes": heaviest.compressed},
+            "heaviest_raw": max(pages, key=lambda p: p["raw_bytes"]),
+            "targets_met": heaviest.compressed <= LIMIT,
+        }
+        print(f"wrote {write('weight', payload).relative_to(ROOT)}")
     return 1 if heaviest.compressed > LIMIT else 0
 
 

@@ -1,0 +1,157 @@
+"""Write the measured figures into the README's Development section (``make readme``).
+
+The figures come from the committed results in ``benchmarks/results/``:
+``table.json`` (``make bench``), ``timing.json`` (``make timing``) and
+``weight.json`` (``make weight``). They go between two markers in README.md;
+nothing between them is typed by hand. ``--check`` changes nothing and exits
+with status 1 if the README is out of date (the test suite runs it).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+RESULTS = ROOT / "benchmarks" / "results"
+START = "<!-- figures:start: written by `make readme` from benchmarks/results/ -->"
+END = "<!-- figures:end -->"
+MIB = 2**20
+
+
+_MAKE = {"table": "bench", "timing": "timing", "weight": "weight"}
+
+
+def _load(name: str) -> dict[str, Any] | None:
+    path = RESULTS / f"{name}.json"
+    if not path.is_file():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def _missing(name: str) -> str:
+    return f"| `make {_MAKE[name]}` | not recorded yet | `make {_MAKE[name]}` |"
+
+
+def _speed_rows(table: dict[str, Any]) -> list[str]:
+    rows = []
+    for framework in ("numpy", "torch"):
+        for entry in table[framework]:
+            seconds = entry["seconds"]
+            ours = seconds["pe"]
+            others = "; ".join(
+                f"{name}: {seconds[name] / ours:.1f}×"
+                for name in sorted(seconds)
+                if name not in ("pe", "allocate and fill")
+            )
+            fill = seconds["allocate and fill"]
+            rows.append(
+                f"| table speed, {framework}, {entry['length']:,} × {entry['d_model']:,} "
+                f"| `pe` {ours * 1e3:.2f} ms, faster than {others}; {ours / fill:.2f}× the time "
+                f"to allocate and fill the output | `make bench` |"
+            )
+    return rows
+
+
+def _table_rows(table: dict[str, Any]) -> list[str]:
+    worst = table["pe_below_2_24"]
+    last = table["errors"][-1]
+    common = next(row for row in table["memory"] if row["method"] == "(a) common float32")
+    ours = next(row for row in table["memory"] if row["method"] == "pe")
+    return [
+        *_speed_rows(table),
+        f"| accuracy below 2^24 | `pe`: at most {worst['max_error_float64']:.1e} from float64 "
+        f"over {worst['random_windows']} random windows, {worst['max_error_mpmath']:.1e} in "
+        f"{worst['mpmath_spot_checks']} mpmath checks; the common float32 recipe near "
+        f"{last['start']:,}: {last['numpy (a) common float32']:.2f} | `make bench` |",
+        f"| memory | `pe`'s largest temporary: {ours['extra_over_output']:.3f}× its output "
+        f"(the common recipe: {common['extra_over_output']:.2f}×) | `make bench` |",
+    ]
+
+
+def _timing_rows(timing: dict[str, Any]) -> list[str]:
+    targets = timing["targets"]
+    return [
+        f"| cold build | {timing['cold_build_seconds']:.1f} s, every figure drawn "
+        "| `make timing` |",
+        f"| warm build | {timing['warm_build_seconds']:.1f} s "
+        f"(target < {targets['warm_build_seconds']:.0f} s), no figure drawn | `make timing` |",
+        f"| edit a page under `make serve` | shown after {timing['serve_edit_seconds']:.1f} s "
+        f"(target < {targets['serve_edit_seconds']:.0f} s), no figure drawn | `make timing` |",
+        f"| edit one figure script | {timing['one_figure_report'].removeprefix('figures: ')}; "
+        f"build {timing['one_figure_seconds']:.1f} s | `make timing` |",
+        f"| `make test` | {timing['make_test_seconds']:.0f} s "
+        f"(target < {targets['make_test_seconds']:.0f} s): {timing['make_test_summary']} "
+        "| `make timing` |",
+    ]
+
+
+def _weight_rows(weight: dict[str, Any]) -> list[str]:
+    heavy = weight["heaviest_compressed"]
+    raw = weight["heaviest_raw"]
+    return [
+        f"| page weight | heaviest page `{heavy['page']}`: {heavy['bytes'] / MIB:.2f} MiB "
+        f"compressed as served by GitHub Pages (limit {weight['limit_bytes'] / MIB:.1f} MiB); "
+        f"uncompressed at most {raw['raw_bytes'] / MIB:.2f} MiB (`{raw['page']}`) "
+        "| `make weight` |",
+    ]
+
+
+def render() -> str:
+    """Return the generated part of the Development section."""
+    rows = {"table": _table_rows, "timing": _timing_rows, "weight": _weight_rows}
+    loaded = {name: _load(name) for name in rows}
+    body = []
+    for name, make_rows in rows.items():
+        data = loaded[name]
+        body += make_rows(data) if data is not None else [_missing(name)]
+    dates = ", ".join(
+        f"{_MAKE[name]} {data['date']}" for name, data in loaded.items() if data is not None
+    )
+    machines = {
+        f"{data['machine']['cpu']}, {data['machine']['logical_cpus']} logical CPUs"
+        for data in loaded.values()
+        if data is not None
+    }
+    lines = [
+        START,
+        f"Measured on {'; '.join(sorted(machines))} ({dates}).",
+        "",
+        "| target | measured | command |",
+        "| --- | --- | --- |",
+        *body,
+        END,
+    ]
+    return "\n".join(lines)
+
+
+def updated(text: str) -> str:
+    """`text` (the README) with the generated section replaced."""
+    if START not in text or END not in text:
+        raise SystemExit(f"README.md needs the markers {START!r} and {END!r}")
+    before, rest = text.split(START, 1)
+    _, after = rest.split(END, 1)
+    return before + render() + after
+
+
+def main(argv: list[str]) -> int:
+    """Rewrite the README, or with ``--check`` say whether it is current."""
+    text = README.read_text()
+    new = updated(text)
+    if "--check" in argv:
+        if new != text:
+            print("README.md's figures are out of date: run make readme")
+            return 1
+        print("README.md's figures match benchmarks/results/")
+        return 0
+    README.write_text(new)
+    print("README.md: figures written from benchmarks/results/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

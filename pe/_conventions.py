@@ -198,6 +198,24 @@ class Convention:
         That is `table` at ``first_position + start + k``: the offset the library
         applies to an unpadded sequence.
 
+        Parameters
+        ----------
+        length : int
+            Number of tokens, a non-negative integer.
+        d_model : int
+            The width, as for `table`.
+        start : int, default 0
+            Index of the first token (an integer; the row read is
+            ``first_position + start``, which must not be negative).
+        emulate : bool, default True
+            As for `table`.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a negative or non-integer `length`, a non-integer `start`, or
+            what `table` refuses.
+
         Examples
         --------
         >>> import pe
@@ -214,6 +232,18 @@ class Convention:
 
     def columns(self, d_model: int) -> list[tuple[str, float]]:
         """List what each output column holds: ``("sin" | "cos" | "zero", frequency)``.
+
+        Parameters
+        ----------
+        d_model : int
+            The width: a positive integer the library accepts (see `odd`; some
+            need an even width, or at least 4).
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a width that is not a positive integer, or one the library
+            cannot build; the message says which.
 
         Examples
         --------

@@ -250,3 +250,16 @@ def test_figure_scripts_are_reproducible(site, tmp_path):
             if path.name.endswith("-alt.txt"):
                 continue
             assert path.read_bytes() == built[path.name].read_bytes(), f"{path.name} changed"
+
+
+def test_figures_are_small(site):
+    """SVG for every figure (text that hosts compress); none heavier than 80 kB compressed."""
+    import gzip
+
+    images = [p for p in (site.directory / "figures").iterdir() if p.suffix in (".svg", ".png")]
+    assert len(images) == 2 * len(figures.figure_scripts())
+    for image in images:
+        data = image.read_bytes()
+        sent = len(gzip.compress(data, 9)) if image.suffix == ".svg" else len(data)
+        assert len(data) < 200_000, f"{image.name}: {len(data):,} bytes"
+        assert sent < 80_000, f"{image.name}: {sent:,} bytes compressed"

@@ -60,7 +60,23 @@ class ALiBi(nn.Module):
         self.register_buffer("slopes", slopes, persistent=False)
 
     def forward(self, q_len: int, k_len: int, offset: int = 0) -> Tensor:
-        """Return the ``(num_heads, q_len, k_len)`` bias; queries start at position `offset`."""
+        """Return the ``(num_heads, q_len, k_len)`` bias; queries start at position `offset`.
+
+        Parameters
+        ----------
+        q_len, k_len : int
+            Numbers of queries and keys, non-negative integers.
+        offset : int, default 0
+            Position of the first query, keys being at ``0 .. k_len - 1``: an
+            integer within ``±(2**31 - 1)``; when decoding, the number of
+            cached keys before the queries.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For lengths that are not non-negative integers or an `offset`
+            outside that range.
+        """
         # --8<-- [start:bias]
         q_len = check_count(q_len, "q_len", minimum=0)
         k_len = check_count(k_len, "k_len", minimum=0)

@@ -76,6 +76,14 @@ class LearnedPositionalEmbedding(nn.Module):
         """Return ``dropout(x + weight[positions])`` in ``x.dtype``.
 
         `offset` and `positions` work as in `SinusoidalPositionalEncoding.forward`.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For an `x` that is not a floating-point ``(batch, seq, d_model)``
+            tensor (``(seq, batch, d_model)`` unless `batch_first`), a
+            non-integer `offset` or `positions`, or any position outside
+            ``0 .. max_len - 1``.
         """
         # --8<-- [start:lookup]
         x = check_sequence(x, "x", self.d_model)

@@ -165,7 +165,11 @@ class RelativePositionBias(nn.Module):
         nn.init.normal_(self.bias.weight, std=0.02)
 
     def buckets(self, q_len: int, k_len: int, *, offset: int = 0, device: Any = None) -> Tensor:
-        """Bucket index of every (query, key) pair, ``(q_len, k_len)`` int64."""
+        """Bucket index of every (query, key) pair, ``(q_len, k_len)`` int64.
+
+        The arguments and errors are those of `forward`; `device` is where the
+        result is made.
+        """
         q_len = check_count(q_len, "q_len", minimum=0)
         k_len = check_count(k_len, "k_len", minimum=0)
         distance = relative_distances(q_len, k_len, offset=check_offset(offset), device=device)
@@ -181,7 +185,23 @@ class RelativePositionBias(nn.Module):
         return (-distance).clamp(0, self.max_distance)
 
     def forward(self, q_len: int, k_len: int, offset: int = 0) -> Tensor:
-        """Return the ``(num_heads, q_len, k_len)`` bias; queries start at position `offset`."""
+        """Return the ``(num_heads, q_len, k_len)`` bias; queries start at position `offset`.
+
+        Parameters
+        ----------
+        q_len, k_len : int
+            Numbers of queries and keys, non-negative integers.
+        offset : int, default 0
+            Position of the first query, keys being at ``0 .. k_len - 1``: an
+            integer within ``±(2**31 - 1)``; when decoding, the number of
+            cached keys before the queries.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For lengths that are not non-negative integers or an `offset`
+            outside that range.
+        """
         index = self.buckets(q_len, k_len, offset=offset, device=self.bias.weight.device)
         values: Tensor = self.bias(index)  # (q_len, k_len, num_heads)
         return values.permute(2, 0, 1)

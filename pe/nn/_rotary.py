@@ -168,7 +168,28 @@ class RotaryEmbedding(nn.Module):
         q_positions: Tensor | None = None,
         k_positions: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
-        """Rotate queries and keys; positions default to ``0 .. seq-1`` for each."""
+        """Rotate queries and keys; positions default to ``0 .. seq-1`` for each.
+
+        Parameters
+        ----------
+        q, k : torch.Tensor
+            Floating-point tensors of shape ``(..., seq, head_dim)``; the
+            sequence lengths of the two may differ.
+        q_positions, k_positions : torch.Tensor, optional
+            Integer positions within ``±(2**31 - 1)``, of shape ``(seq,)`` or
+            broadcastable to the tensor's shape without its last dimension.
+
+        Returns
+        -------
+        tuple of torch.Tensor
+            The rotated queries and keys, in their own dtypes.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Naming `q` or `k` for a tensor of the wrong kind or width, or for
+            positions out of range.
+        """
         return (
             self._rotate(q, "q", positions=q_positions),
             self._rotate(k, "k", positions=k_positions),

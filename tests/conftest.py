@@ -69,10 +69,12 @@ def mkdocs_build(
     check_links: bool = False,
     config: Path | None = None,
     offline: bool = False,
+    should_fail: bool = False,
 ) -> str:
     """Run ``mkdocs build --strict`` and return its log; fail the test if it fails.
 
     With `offline`, the build runs with no network (see `offline_prefix`).
+    With `should_fail`, it is the other way round: the test fails if it builds.
     """
     env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
     env["PE_CHECK_LINKS"] = "true" if check_links else "false"
@@ -92,7 +94,9 @@ def mkdocs_build(
         check=False,
     )
     log = result.stdout + result.stderr
-    if result.returncode != 0:
+    if should_fail and result.returncode == 0:
+        pytest.fail(f"mkdocs build --strict should have failed:\n{log[-4000:]}")
+    if not should_fail and result.returncode != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{log[-4000:]}")
     return log
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, mkdocs_build
 
 from sitegen import cache, figures
 
@@ -184,27 +184,9 @@ def test_the_link_checker_catches_broken_links(tmp_path):
         f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nhooks: [{ROOT / 'sitegen/hooks.py'}]\n"
         "nav:\n  - index.md\n  - other.md\nextra_javascript: []\nextra_css: []\nwatch: []\n"
     )
-    env = {**__import__("os").environ, "PE_CHECK_LINKS": "true", "NO_MKDOCS_2_WARNING": "1"}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "-f",
-            str(config),
-            "-d",
-            str(tmp_path / "site"),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+    log = mkdocs_build(
+        tmp_path / "site", tmp_path / "cache", check_links=True, config=config, should_fail=True
     )
-    log = result.stdout + result.stderr
-    assert result.returncode != 0, log
     assert "invalid url - other/#missing" in log
 
 

@@ -163,6 +163,13 @@ def make_test(tree: Path) -> tuple[float, str]:
     return seconds, summary[-1] if summary else "no pytest summary"
 
 
+def verdict(label: str, seconds: float, target: float | None, ok: bool, detail: str) -> list[str]:
+    """Print one measurement against its target; return ``[label]`` if it missed."""
+    goal = f"target < {target:.0f} s " if target is not None else ""
+    print(f"{label + ':':32s}{seconds:6.1f} s   {goal}{'ok' if ok else 'MISSED'}; {detail}")
+    return [] if ok else [label]
+
+
 def main() -> int:
     """Run the five measurements and print them; return 1 if a target is missed."""
     missed = []
@@ -173,48 +180,31 @@ def main() -> int:
 
         cold, log = build(tree, cache)
         record["cold_build_seconds"] = cold
-        print(f"cold build (no cache):          {cold:5.1f} s   {figures_line(log)}")
+        print(f"{'cold build (no cache):':32s}{cold:6.1f} s   {figures_line(log)}")
 
         warm, log = build(tree, cache)
-        ok = warm < WARM_TARGET and "ran 0 script" in log
         record["warm_build_seconds"] = warm
-        missed += [] if ok else ["warm build"]
-        print(
-            f"warm build:                     {warm:5.1f} s   target < {WARM_TARGET:.0f} s "
-            f"{'ok' if ok else 'MISSED'}; {figures_line(log)}"
-        )
+        ok = warm < WARM_TARGET and "ran 0 script" in log
+        missed += verdict("warm build", warm, WARM_TARGET, ok, figures_line(log))
 
         seconds, report = serve_edit(tree, cache)
-        ok = seconds < SERVE_TARGET and "ran 0 script" in report
         record["serve_edit_seconds"] = seconds
-        missed += [] if ok else ["serve"]
-        print(
-            f"serve, edited page shown after: {seconds:5.1f} s   target < {SERVE_TARGET:.0f} s "
-            f"{'ok' if ok else 'MISSED'}; {report}"
-        )
+        ok = seconds < SERVE_TARGET and "ran 0 script" in report
+        missed += verdict("serve, edited page shown after", seconds, SERVE_TARGET, ok, report)
 
         script = tree / SCRIPT
         script.write_text(script.read_text() + "\n# edited by tools/build_timing.py\n")
         seconds, log = build(tree, cache)
         line = figures_line(log)
-        ok = f"ran 1 script(s) ({Path(SCRIPT).name})" in line
-        missed += [] if ok else ["one figure"]
         record["one_figure_seconds"] = seconds
         record["one_figure_report"] = line
-        print(
-            f"one figure script edited:       {seconds:5.1f} s   "
-            f"{'ok' if ok else 'MISSED'}, only it re-ran; {line}"
-        )
+        ok = f"ran 1 script(s) ({Path(SCRIPT).name})" in line
+        missed += verdict("one figure script edited", seconds, None, ok, f"only it re-ran; {line}")
 
         seconds, summary = make_test(tree)
-        ok = seconds < TEST_TARGET
-        missed += [] if ok else ["make test"]
         record["make_test_seconds"] = seconds
         record["make_test_summary"] = summary
-        print(
-            f"make test:                      {seconds:5.0f} s   target < {TEST_TARGET:.0f} s "
-            f"{'ok' if ok else 'MISSED'}; {summary}"
-        )
+        missed += verdict("make test", seconds, TEST_TARGET, seconds < TEST_TARGET, summary)
     record["targets"] = {
         "warm_build_seconds": WARM_TARGET,
         "serve_edit_seconds": SERVE_TARGET,

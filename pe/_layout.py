@@ -73,7 +73,7 @@ def layout_permutation(d_model: int, source: Layout, target: Layout) -> NDArray[
     columns = np.arange(int(d_model))
     # interleaved column j holds sine j//2 (even j) or cosine j//2 (odd j);
     # concatenated column j holds sine j (j < n_sin) or cosine j - n_sin.
-    to_concatenated = np.concatenate([columns[0::2], columns[1::2]])
+    to_concatenated: NDArray[np.int64] = np.concatenate([columns[0::2], columns[1::2]])
     if source == target:
         return columns
     if source == "interleaved":

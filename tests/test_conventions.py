@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -308,6 +309,11 @@ def test_whisper(rows, d_model):
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
 @pytest.mark.parametrize("start", [0, 37])
 def test_keras_hub(rows, d_model, start):
+    if sys.version_info < (3, 11):
+        pytest.skip(
+            "keras-hub 0.25.1, the newest for Python 3.10, imports TensorFlow as it loads; "
+            "the keras_hub convention is checked against the library on Python 3.11+"
+        )
     keras = require("keras", "keras")
     require("keras_hub", "keras-hub")
     if keras.backend.backend() != "torch":

@@ -48,13 +48,15 @@ archive: build
 # a target is missed (about four minutes).
 timing: $(STAMP)
 	$(BIN)/python tools/build_timing.py
+	$(BIN)/python tools/readme.py
 
 # Bytes each page needs (raw, and gzip-compressed as GitHub Pages sends them);
 # writes benchmarks/results/weight.json; fails if a page needs over 1.5 MiB compressed.
 weight: build
 	$(BIN)/python tools/page_weight.py site --record
+	$(BIN)/python tools/readme.py
 
-# The README's figures, from benchmarks/results/ (bench, timing, weight).
+# The README's figures, from benchmarks/results/ (bench, timing and weight run it too).
 readme: $(STAMP)
 	$(BIN)/python tools/readme.py
 
@@ -71,6 +73,7 @@ test: lint
 bench: $(STAMP) extrapolation
 	$(BIN)/python benchmarks/table.py
 	$(BIN)/python benchmarks/modes.py
+	$(BIN)/python tools/readme.py
 
 # The position-method comparison: trains one tiny model per method (about a minute).
 extrapolation: $(STAMP)

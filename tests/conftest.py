@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+import sitegen.offline
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,33 +37,6 @@ class SiteBuild:
     offline: str
 
 
-# Proxies on a closed local port: any HTTP(S) request a library makes fails.
-DEAD_PROXY = dict.fromkeys(
-    ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy"), "http://127.0.0.1:9"
-)
-
-
-@functools.cache
-def offline_prefix() -> tuple[list[str], str]:
-    """How to run a command with no network: a network namespace where one can be made.
-
-    ``unshare -rn`` gives the command a network of its own with no interface
-    but a loopback that is down: no connection can leave. Where the kernel
-    does not allow it (some CI runners), every proxy variable points at a
-    closed port instead, which stops HTTP from Python libraries.
-    """
-    unshare = shutil.which("unshare")
-    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
-        return [unshare, "-rn"], "network namespace (unshare -rn)"
-    return [], "dead proxy"
-
-
-def offline_env(env: dict[str, str]) -> dict[str, str]:
-    """`env` for a command that must not reach the network, with dead proxies."""
-    env = {k: v for k, v in env.items() if k.lower() not in ("no_proxy",)}
-    return {**env, **DEAD_PROXY}
-
-
 def mkdocs_build(
     destination: Path,
     cache: Path,
@@ -73,7 +48,7 @@ def mkdocs_build(
 ) -> str:
     """Run ``mkdocs build --strict`` and return its log; fail the test if it fails.
 
-    With `offline`, the build runs with no network (see `offline_prefix`).
+    With `offline`, the build runs with no network (see `sitegen.offline`).
     With `should_fail`, it is the other way round: the test fails if it builds.
     """
     env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
@@ -81,8 +56,7 @@ def mkdocs_build(
     env.pop("SITE_URL", None)
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]
     if offline:
-        command = offline_prefix()[0] + command
-        env = offline_env(env)
+        command, env = sitegen.offline.offline(command, env)
     if config is not None:
         command += ["--config-file", str(config)]
     result = subprocess.run(
@@ -109,7 +83,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> SiteBuild:
     # The cold build checks links and has no network; the warm one is a plain build.
     cold = mkdocs_build(directory, cache, check_links=True, offline=True)
     warm = mkdocs_build(second, cache)
-    return SiteBuild(directory, second, cache, cold, warm, offline_prefix()[1])
+    return SiteBuild(directory, second, cache, cold, warm, sitegen.offline.isolation()[1])
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

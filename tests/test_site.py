@@ -20,7 +20,7 @@ def test_strict_build_has_no_warnings(site):
 
 def test_the_cold_build_had_no_network(site):
     """The cold build ran this way; the same way, a request to a real host must fail."""
-    from conftest import offline_env, offline_prefix
+    from sitegen.offline import offline
 
     probe = (
         "import urllib.request\n"
@@ -31,9 +31,10 @@ def test_the_cold_build_had_no_network(site):
         "else:\n"
         "    print('REACHED')\n"
     )
+    command, env = offline([sys.executable, "-c", probe], dict(__import__("os").environ))
     result = subprocess.run(
-        [*offline_prefix()[0], sys.executable, "-c", probe],
-        env=offline_env(dict(__import__("os").environ)),
+        command,
+        env=env,
         capture_output=True,
         text=True,
         check=True,

@@ -4,8 +4,10 @@ Works in a scratch copy of the repository (the tracked files and any new,
 not yet ignored ones), with an empty cache, so it never touches your tree or
 your ``.cache/``. Prints four figures and checks each against its target:
 
-1. cold build: ``mkdocs build --strict`` with no cache (every figure drawn);
-2. warm build: the same again, nothing changed;
+1. cold build: ``mkdocs build --strict`` with no cache (every figure drawn),
+   no network, and every internal link, anchor and image checked;
+2. warm build: the same again, nothing changed (with the network and without
+   the link check, as ``make build``), compared file by file with the first;
 3. serve: ``make serve``'s command running; one Markdown page is edited, and
    the time until the server returns the edited page is measured, with no
    figure script run;
@@ -32,9 +34,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
 
 from _common import environment as machine_record  # noqa: E402
 from _common import write  # noqa: E402
+
+from sitegen.offline import isolation, offline  # noqa: E402
 
 WARM_TARGET = 5.0
 SERVE_TARGET = 3.0
@@ -66,13 +71,21 @@ def environment(cache: Path) -> dict[str, str]:
     return env
 
 
-def build(tree: Path, cache: Path) -> tuple[float, str]:
-    """Time one strict build of `tree`; return the seconds and the log."""
+def build(tree: Path, cache: Path, *, cold: bool = False) -> tuple[float, str]:
+    """Time one strict build of `tree` into ``site/``; return the seconds and the log.
+
+    A `cold` build also has no network and checks links (into ``site-cold/``).
+    """
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict"]
+    command += ["--site-dir", str(tree / ("site-cold" if cold else "site"))]
+    env = environment(cache)
+    if cold:
+        command, env = offline(command, {**env, "PE_CHECK_LINKS": "true"})
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tree / "site")],
+        command,
         cwd=tree,
-        env=environment(cache),
+        env=env,
         capture_output=True,
         text=True,
         check=False,
@@ -147,6 +160,8 @@ def make_test(tree: Path) -> tuple[float, str]:
     venv = Path(sys.executable).resolve().parents[1]
     if not (venv / ".installed").is_file():
         venv = ROOT / ".venv"
+    # The copy's README must match the copy's results, whatever state yours is in.
+    subprocess.run([sys.executable, str(tree / "tools" / "readme.py")], check=True, cwd=tree)
     start = time.perf_counter()
     result = subprocess.run(
         # -o: take the environment as set up; never reinstall it from the copy.
@@ -161,6 +176,40 @@ def make_test(tree: Path) -> tuple[float, str]:
     if result.returncode != 0:
         raise SystemExit(f"make test failed:\n{result.stdout[-3000:]}{result.stderr[-2000:]}")
     return seconds, summary[-1] if summary else "no pytest summary"
+
+
+_LINK = re.compile(r'<(?:a|img)\b[^>]*?\b(?:href|src)="([^"]+)"')
+
+
+def internal_references(site: Path) -> tuple[int, int]:
+    """Count the pages and the internal links, anchors and images they hold."""
+    pages = sorted(site.rglob("*.html"))
+    count = 0
+    for page in pages:
+        for target in _LINK.findall(page.read_text(encoding="utf-8")):
+            count += not re.match(r"[a-z]+:", target)  # not http:, mailto:, data:
+    return len(pages), count
+
+
+def compare(first: Path, second: Path) -> tuple[int, list[str]]:
+    """Compare two builds file by file (sitemaps aside); return the count and what differs."""
+    names = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
+    other = sorted(p.relative_to(second).as_posix() for p in second.rglob("*") if p.is_file())
+    differ = sorted(set(names) ^ set(other))
+    differ += [
+        name
+        for name in names
+        if name in other
+        and not name.startswith("sitemap.xml")
+        and (first / name).read_bytes() != (second / name).read_bytes()
+    ]
+    return len(names), differ
+
+
+def errors_documented(site: Path) -> int:
+    """Count the rows of the Errors page: each a bad call and the error it raised."""
+    html = (site / "errors" / "index.html").read_text(encoding="utf-8")
+    return html.count("<tr>") - 1
 
 
 def verdict(label: str, seconds: float, target: float | None, ok: bool, detail: str) -> list[str]:
@@ -178,14 +227,30 @@ def main() -> int:
         tree, cache = Path(scratch) / "tree", Path(scratch) / "cache"
         copy_tree(tree)
 
-        cold, log = build(tree, cache)
+        cold, log = build(tree, cache, cold=True)
         record["cold_build_seconds"] = cold
+        record["offline"] = isolation()[1]
         print(f"{'cold build (no cache):':32s}{cold:6.1f} s   {figures_line(log)}")
+        pages, links = internal_references(tree / "site-cold")
+        record["links_checked"] = {"pages": pages, "references": links}
+        record["errors_documented"] = errors_documented(tree / "site-cold")
+        print(
+            f"  with no network ({isolation()[1]}); htmlproofer checked {links:,} internal "
+            f"links, anchors and images on {pages} pages: none broken; the Errors page "
+            f"documents {record['errors_documented']} bad calls"
+        )
 
         warm, log = build(tree, cache)
         record["warm_build_seconds"] = warm
         ok = warm < WARM_TARGET and "ran 0 script" in log
         missed += verdict("warm build", warm, WARM_TARGET, ok, figures_line(log))
+        files, differ = compare(tree / "site-cold", tree / "site")
+        record["reproducible"] = {"files": files, "differing": differ}
+        missed += [] if not differ else ["reproducible"]
+        print(
+            f"  the two builds: {files} files, "
+            f"{'identical (sitemap dates aside)' if not differ else f'DIFFER: {differ[:5]}'}"
+        )
 
         seconds, report = serve_edit(tree, cache)
         record["serve_edit_seconds"] = seconds

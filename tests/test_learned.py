@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -56,3 +57,65 @@ def test_layouts_and_explicit_positions():
 def test_constructor_errors(kwargs, error, pattern):
     with pytest.raises(error, match=pattern):
         LearnedPositionalEmbedding(**kwargs)
+
+
+def test_offset_with_positions_is_refused():
+    embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
+    with pytest.raises(
+        ValueError, match=r"give either offset or positions, not both; got offset=2"
+    ):
+        embed(torch.zeros(1, 3, 4), offset=2, positions=torch.tensor([0, 1, 2]))
+
+
+def test_numpy_and_list_positions_are_accepted():
+    embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
+    expected = embed.weight[torch.tensor([5, 0, 7])].unsqueeze(0)
+    for positions in (np.array([5, 0, 7]), [5, 0, 7]):
+        torch.testing.assert_close(embed(torch.zeros(1, 3, 4), positions=positions), expected)
+    with pytest.raises(TypeError, match=r"positions must hold integers; got a floating-point"):
+        embed(torch.zeros(1, 3, 4), positions=np.array([0.0, 1.0, 2.0]))
+    with pytest.raises(TypeError, match=r"positions must be an integer tensor; got dtype"):
+        embed(torch.zeros(1, 3, 4), positions=torch.zeros(3))
+
+
+@pytest.mark.parametrize("shape", [(2,), (4,), (1, 3), (2, 2, 3), (3, 2)])
+def test_positions_of_the_wrong_shape_are_refused(shape):
+    embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
+    positions = torch.zeros(shape, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"positions must have shape \(3,\) or \(2, 3\)"):
+        embed(torch.zeros(2, 3, 4), positions=positions)
+
+
+def test_explicit_positions_out_of_range():
+    embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
+    with pytest.raises(ValueError, match=r"positions must lie in \[0, 8\).*from -1 to 8"):
+        embed(torch.zeros(1, 3, 4), positions=torch.tensor([-1, 0, 8]))
+
+
+def test_four_dimensional_input_is_refused():
+    embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
+    with pytest.raises(ValueError, match=r"x must have shape \(batch, seq, d_model\)"):
+        embed(torch.zeros(2, 3, 5, 4))
+
+
+@pytest.mark.parametrize(
+    ("init_std", "error"),
+    [
+        (-0.1, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        ("0.02", TypeError),
+        (None, TypeError),
+        (True, TypeError),
+    ],
+)
+def test_bad_init_std(init_std, error):
+    with pytest.raises(error, match=r"init_std must be a finite real number >= 0; got"):
+        LearnedPositionalEmbedding(max_len=4, d_model=4, init_std=init_std)
+
+
+def test_init_std_sets_the_spread():
+    torch.manual_seed(0)
+    embed = LearnedPositionalEmbedding(max_len=512, d_model=64, init_std=0.5)
+    assert abs(float(embed.weight.detach().std()) - 0.5) < 0.01
+    assert float(LearnedPositionalEmbedding(4, 4, init_std=0).weight.detach().abs().max()) == 0.0

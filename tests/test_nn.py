@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -194,3 +196,66 @@ def test_half_precision_without_collisions_is_silent():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sinusoidal(4096, 64, dtype=torch.bfloat16)
+
+
+def test_to_empty_from_meta_rebuilds_the_table():
+    module = SinusoidalPositionalEncoding(64, max_len=32).to("meta").to_empty(device="cpu")
+    assert module.table.device.type == "cpu"
+    np.testing.assert_allclose(
+        module.table.numpy(), float64_table(np.arange(32), 64), atol=FLOAT32_BOUND, rtol=0
+    )
+
+
+def test_built_under_the_meta_device_holds_a_meta_table():
+    with torch.device("meta"):
+        module = SinusoidalPositionalEncoding(64, max_len=32)
+        assert module.table.device.type == "meta"
+        assert module(torch.zeros(2, 5, 64)).device.type == "meta"
+        assert sinusoidal(7, 16).shape == (7, 16)
+    assert module.to_empty(device="cpu").table.device.type == "cpu"
+    torch.testing.assert_close(module.table, SinusoidalPositionalEncoding(64, max_len=32).table)
+
+
+def test_meta_positions_compute_only_the_shape():
+    # what RotaryEmbedding does with meta queries: no value is read (no .item())
+    positions = torch.arange(10, device="meta").reshape(2, 5)
+    for dtype in (torch.float32, torch.float16, torch.float64):
+        table = sinusoidal(positions, 8, dtype=dtype)
+        assert (table.device.type, table.shape, table.dtype) == ("meta", (2, 5, 8), dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("max_len", [1000, None])
+def test_module_warns_where_the_function_warns(dtype, max_len):
+    # d_model = 2: rows 0..999 collide after rounding (the function warns too)
+    module = SinusoidalPositionalEncoding(2, max_len=max_len)
+    x = torch.zeros(1, 1000, 2, dtype=dtype)
+    with pytest.warns(pe.PrecisionWarning, match=r"positions (\d+) and (\d+) get identical"):
+        sinusoidal(1000, 2, dtype=dtype)
+    with pytest.warns(pe.PrecisionWarning, match=r"positions \d+ and \d+ get identical") as record:
+        module(x)
+    first, second = map(
+        int, re.search(r"positions (\d+) and (\d+)", str(record[0].message)).groups()
+    )
+    assert first != second
+    assert torch.equal(
+        sinusoidal(torch.tensor([first]), 2).to(dtype),
+        sinusoidal(torch.tensor([second]), 2).to(dtype),
+    )
+    with pytest.warns(pe.PrecisionWarning):
+        module(x[:, :4], positions=torch.tensor([first, second, 0, 1]))
+
+
+def test_module_in_half_precision_without_collisions_is_silent():
+    import warnings
+
+    module = SinusoidalPositionalEncoding(64, max_len=4096)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        module(torch.zeros(1, 4096, 64, dtype=torch.bfloat16))
+        module(torch.zeros(1, 8, 64, dtype=torch.float16), offset=100)
+    # short windows of a table with collisions elsewhere do not warn either
+    tiny = SinusoidalPositionalEncoding(2, max_len=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny(torch.zeros(1, 3, 2, dtype=torch.float16))

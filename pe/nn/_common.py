@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
-from pe._validation import is_integer
+from pe._validation import check_positions, is_integer
 
-__all__ = ["check_count", "check_layout_choice", "check_sequence", "relative_distances"]
+__all__ = [
+    "as_position_tensor",
+    "check_count",
+    "check_dropout",
+    "check_index_range",
+    "check_layout_choice",
+    "check_positions_shape",
+    "check_sequence",
+    "relative_distances",
+]
 
 
 def check_count(value: Any, name: str, *, minimum: int = 1) -> int:
@@ -53,3 +65,77 @@ def relative_distances(
     queries = torch.arange(q_len, device=device) + offset
     keys = torch.arange(k_len, device=device)
     return keys[None, :] - queries[:, None]
+
+
+def check_dropout(dropout: Any, name: str = "dropout") -> float:
+    """Return `dropout` as a float after checking it is a real number in ``[0, 1)``."""
+    if isinstance(dropout, (bool, np.bool_)) or not isinstance(dropout, numbers.Real):
+        raise TypeError(f"{name} must be a float in [0, 1); got {dropout!r}")
+    if not 0.0 <= float(dropout) < 1.0:
+        raise ValueError(f"{name} must be a float in [0, 1); got {dropout!r}")
+    return float(dropout)
+
+
+def check_positive_real(value: Any, name: str, *, allow_zero: bool = True) -> float:
+    """Return `value` as a float after checking it is a finite real number >= 0 (or > 0)."""
+    bound = ">= 0" if allow_zero else "> 0"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite real number {bound}; got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
+        raise ValueError(f"{name} must be a finite real number {bound}; got {value!r}")
+    return number
+
+
+def as_position_tensor(positions: Any, name: str = "positions") -> Tensor:
+    """Return integer `positions` as an int64 tensor.
+
+    A tensor must have an integer dtype; anything else (a numpy array, a list)
+    goes through `pe._validation.check_positions`, which names what is wrong.
+    """
+    if isinstance(positions, Tensor):
+        if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
+            raise TypeError(
+                f"{name} must be an integer tensor; got dtype {positions.dtype}. Cast explicitly "
+                "(e.g. positions.long()) if the values are whole numbers"
+            )
+        return positions.long()
+    if is_integer(positions):
+        raise TypeError(
+            f"{name} must be a tensor or array of integer positions, not a single integer "
+            f"({positions!r}); use offset= for the first position"
+        )
+    return torch.from_numpy(check_positions(positions, name=name))
+
+
+def check_positions_shape(positions: Tensor, x_shape: tuple[int, ...], seq_len: int) -> None:
+    """Check that `positions` has shape ``(seq,)`` or the shape of `x` without its last axis."""
+    wanted = (tuple(x_shape[:-1]), (seq_len,))
+    if tuple(positions.shape) not in wanted:
+        raise ValueError(
+            f"positions must have shape {wanted[1]} or {wanted[0]} to match x of shape "
+            f"{tuple(x_shape)}; got {tuple(positions.shape)}"
+        )
+
+
+def check_index_range(index: Tensor, limit: int, describe: str) -> None:
+    """Check ``0 <= index < limit``, naming `describe` (the table) in the message.
+
+    Eagerly this raises a `ValueError` with the offending values. Under
+    ``torch.compile`` or ``torch.export`` the values are not known while
+    tracing, so the check becomes an asynchronous assertion in the graph
+    (a `RuntimeError` when it fails).
+    """
+    if torch.compiler.is_compiling():
+        torch._assert_async(
+            ((index >= 0) & (index < limit)).all(),
+            f"positions must lie in [0, {limit}) for {describe}",
+        )
+        return
+    if index.numel():
+        low, high = int(index.min()), int(index.max())
+        if low < 0 or high >= limit:
+            raise ValueError(
+                f"positions must lie in [0, {limit}) for {describe}; got values from {low} to "
+                f"{high}"
+            )

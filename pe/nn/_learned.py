@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import Tensor, nn
 
 from pe._validation import check_d_model, check_offset
-from pe.nn._common import check_count, check_sequence
+from pe.nn._common import (
+    as_position_tensor,
+    check_count,
+    check_dropout,
+    check_index_range,
+    check_positions_shape,
+    check_positive_real,
+    check_sequence,
+)
 
 __all__ = ["LearnedPositionalEmbedding"]
 
@@ -27,7 +37,8 @@ class LearnedPositionalEmbedding(nn.Module):
     batch_first : bool, default True
         ``(batch, seq, d_model)`` input if True, else ``(seq, batch, d_model)``.
     init_std : float, default 0.02
-        Standard deviation of the normal initialisation (BERT's and GPT-2's).
+        Standard deviation of the normal initialisation (BERT's and GPT-2's);
+        a finite real number >= 0.
 
     Raises
     ------
@@ -61,46 +72,68 @@ class LearnedPositionalEmbedding(nn.Module):
         self.d_model = check_d_model(d_model)
         if not isinstance(batch_first, bool):
             raise TypeError(f"batch_first must be True or False; got {batch_first!r}")
-        if (
-            isinstance(dropout, bool)
-            or not isinstance(dropout, (int, float))
-            or not 0 <= dropout < 1
-        ):
-            raise ValueError(f"dropout must be a float in [0, 1); got {dropout!r}")
+        probability = check_dropout(dropout)
+        std = check_positive_real(init_std, "init_std")
         self.batch_first = batch_first
         self.weight = nn.Parameter(torch.empty(self.max_len, self.d_model))
-        nn.init.normal_(self.weight, std=float(init_std))
-        self.dropout = nn.Dropout(float(dropout))
+        nn.init.normal_(self.weight, std=std)
+        self.dropout = nn.Dropout(probability)
 
-    def forward(self, x: Tensor, offset: int = 0, positions: Tensor | None = None) -> Tensor:
+    def forward(self, x: Tensor, offset: int = 0, positions: Any = None) -> Tensor:
         """Return ``dropout(x + weight[positions])`` in ``x.dtype``.
 
-        `offset` and `positions` work as in `SinusoidalPositionalEncoding.forward`.
+        Parameters
+        ----------
+        x : torch.Tensor
+            Embeddings: ``(batch, seq, d_model)`` if `batch_first`, else
+            ``(seq, batch, d_model)``; or ``(seq, d_model)``.
+        offset : int, default 0
+            Position of the first token (e.g. the cache length when decoding).
+        positions : torch.Tensor or array_like of int, optional
+            Explicit integer positions instead of ``offset .. offset + seq - 1``
+            (a tensor, a numpy array or a list): shape ``(seq,)``, or the shape
+            of `x` without its last dimension. Give `offset` or `positions`,
+            not both: to shift explicit positions, add the offset to them.
 
         Raises
         ------
         TypeError, ValueError
-            For an `x` that is not a floating-point ``(batch, seq, d_model)``
-            tensor (``(seq, batch, d_model)`` unless `batch_first`), a
-            non-integer `offset` or `positions`, or any position outside
-            ``0 .. max_len - 1``.
+            For an `x` that is not a floating-point tensor of 2 or 3
+            dimensions with width `d_model`, a non-integer `offset` or
+            `positions`, `positions` of another shape, both `offset` and
+            `positions`, or any position outside ``0 .. max_len - 1``
+            (under ``torch.compile`` a position out of range raises a
+            `RuntimeError` from the graph instead).
         """
-        # --8<-- [start:lookup]
         x = check_sequence(x, "x", self.d_model)
+        if x.dim() > 3:
+            layout = "(batch, seq, d_model)" if self.batch_first else "(seq, batch, d_model)"
+            raise ValueError(
+                f"x must have shape {layout} or (seq, d_model) with d_model={self.d_model}; "
+                f"got shape {tuple(x.shape)}"
+            )
+        # --8<-- [start:lookup]
         seq_axis = 0 if (x.dim() == 2 or not self.batch_first) else 1
         seq_len = x.shape[seq_axis]
         if positions is None:
             offset = check_offset(offset)
+            if offset < 0 or offset + seq_len > self.max_len:
+                raise ValueError(
+                    f"positions {offset}..{offset + seq_len - 1} do not fit the {self.max_len} "
+                    f"learned positions (max_len={self.max_len}); a learned table has no "
+                    "vector for a position it was not built with"
+                )
             index = torch.arange(offset, offset + seq_len, device=self.weight.device)
         else:
-            if positions.is_floating_point() or positions.dtype == torch.bool:
-                raise TypeError(f"positions must be an integer tensor; got {positions.dtype}")
-            index = positions.to(self.weight.device).long()
-        if index.numel() and (int(index.min()) < 0 or int(index.max()) >= self.max_len):
-            raise ValueError(
-                f"positions {int(index.min())}..{int(index.max())} do not fit the "
-                f"{self.max_len} learned positions (max_len={self.max_len}); a learned table "
-                "has no vector for a position it was not built with"
+            if not (isinstance(offset, int) and not isinstance(offset, bool) and offset == 0):
+                raise ValueError(
+                    f"give either offset or positions, not both; got offset={offset!r} with "
+                    "explicit positions (add the offset to the positions instead)"
+                )
+            index = as_position_tensor(positions).to(self.weight.device)
+            check_positions_shape(index, tuple(x.shape), seq_len)
+            check_index_range(
+                index, self.max_len, f"the {self.max_len} learned positions (max_len)"
             )
         encoding = self.weight[index]
         if x.dim() == 3 and not self.batch_first and encoding.dim() == 2:

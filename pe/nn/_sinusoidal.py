@@ -8,6 +8,7 @@ pair runs in torch, on the target device.
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,15 @@ import torch
 from torch import Tensor, nn
 
 from pe._frequencies import cached_frequencies
-from pe._table import BLOCK, as_run, check_distinct, head_factors, plan_run, step_factors
+from pe._table import (
+    BLOCK,
+    PrecisionWarning,
+    as_run,
+    check_distinct,
+    head_factors,
+    plan_run,
+    step_factors,
+)
 from pe._validation import (
     MAX_POSITION,
     check_base,
@@ -25,6 +34,7 @@ from pe._validation import (
     check_positions,
     is_integer,
 )
+from pe.nn._common import check_index_range
 
 __all__ = ["SinusoidalPositionalEncoding", "sinusoidal"]
 
@@ -41,12 +51,16 @@ def _check_torch_dtype(dtype: Any, *, name: str = "dtype") -> torch.dtype:
     return dtype
 
 
-def _check_position_tensor(positions: Tensor, *, name: str = "positions") -> Tensor:
+def _check_position_dtype(positions: Tensor, *, name: str = "positions") -> None:
     if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
         raise TypeError(
             f"{name} must be an integer tensor; got dtype {positions.dtype}. Cast explicitly "
             "(e.g. positions.long()) if the values are whole numbers"
         )
+
+
+def _check_position_tensor(positions: Tensor, *, name: str = "positions") -> Tensor:
+    _check_position_dtype(positions, name=name)
     if positions.numel():
         worst = max(-int(positions.min()), int(positions.max()))
         if worst > MAX_POSITION:
@@ -111,6 +125,23 @@ def _fill(out: Tensor, positions: range | Tensor, omega: np.ndarray[Any, Any]) -
         _fill_scattered(pairs, positions, omega)
 
 
+@torch.library.custom_op("pe::sinusoidal_rows", mutates_args=())
+def _sinusoidal_rows(positions: Tensor, d_model: int, base: float, wide: bool) -> Tensor:
+    """Compute the table for int64 `positions` (float64 if `wide`) as one opaque graph node.
+
+    ``torch.compile`` and ``torch.export`` cannot trace the numpy half of the
+    exact method; wrapped as a custom op, it runs eagerly inside a compiled
+    graph and gives the same bits as outside one.
+    """
+    return sinusoidal(positions, d_model, base=base, dtype=torch.float64 if wide else torch.float32)
+
+
+@_sinusoidal_rows.register_fake
+def _sinusoidal_rows_shape(positions: Tensor, d_model: int, base: float, wide: bool) -> Tensor:
+    dtype = torch.float64 if wide else torch.float32
+    return positions.new_empty((*positions.shape, d_model), dtype=dtype)
+
+
 def sinusoidal(
     positions: int | Tensor | Any,
     d_model: int,
@@ -138,7 +169,9 @@ def sinusoidal(
         ``float16``, ``bfloat16``, ``float32`` or ``float64``. Low-precision
         results are computed in float32 and rounded once.
     device : torch.device or str, optional
-        Where to build the table; defaults to the positions' device, else the CPU.
+        Where to build the table; defaults to the positions' device, else
+        torch's default device (``torch.get_default_device()``, the CPU unless
+        set). On the ``meta`` device only the shape is computed.
 
     Returns
     -------
@@ -158,7 +191,8 @@ def sinusoidal(
     -----
     pe.PrecisionWarning
         With ``float16`` or ``bfloat16``, when rounding makes two different
-        requested positions' rows identical.
+        requested positions' rows identical (not checked inside
+        ``torch.compile``, where the values are unknown while tracing).
 
     Examples
     --------
@@ -177,6 +211,11 @@ def sinusoidal(
     request: range | Tensor
     if isinstance(positions, Tensor):
         target = torch.device(device) if device is not None else positions.device
+        if torch.compiler.is_compiling() or target.type == "meta" or positions.is_meta:
+            _check_position_dtype(positions)
+            wide = dtype == torch.float64
+            encoded: Tensor = _sinusoidal_rows(positions.long().to(target), d_model, base, wide)
+            return encoded if dtype in (torch.float32, torch.float64) else encoded.to(dtype)
         request = _check_position_tensor(positions).reshape(-1).to(target)
         shape = tuple(positions.shape)
         if request.numel() == 1 or (
@@ -185,7 +224,11 @@ def sinusoidal(
             first = int(request[0])
             request = range(first, first + request.numel())
     else:
-        target = torch.device(device) if device is not None else torch.device("cpu")
+        target = torch.device(device) if device is not None else torch.get_default_device()
+        if target.type == "meta":
+            array = np.empty(0) if is_integer(positions) else check_positions(positions)
+            shape = (check_length(positions),) if is_integer(positions) else array.shape
+            return torch.empty((*shape, d_model), dtype=dtype, device=target)
         if is_integer(positions):  # a length: positions 0 .. L-1
             request = range(check_length(positions, name="positions (a length)"))
             shape = (len(request),)
@@ -215,6 +258,17 @@ def sinusoidal(
     )
     check_distinct(out.view(torch.int16).cpu().numpy(), flat, str(dtype))
     return out.view(*shape, d_model)
+
+
+def _previous_twin(rows: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """For each row, the index of the nearest earlier bit-identical row, or -1."""
+    keys = np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1])))
+    _, group = np.unique(keys.ravel(), return_inverse=True)
+    order = np.lexsort((np.arange(group.size), group.ravel()))
+    twins = np.full(group.size, -1, dtype=np.int64)
+    same = group.ravel()[order[1:]] == group.ravel()[order[:-1]]
+    twins[order[1:]] = np.where(same, order[:-1], -1)
+    return twins
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -293,16 +347,23 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.dropout = nn.Dropout(float(dropout))
         table = None if max_len is None else sinusoidal(max_len, self.d_model, base=self.base)
         self.register_buffer("table", table, persistent=False)
+        self._twins: dict[torch.dtype, np.ndarray[Any, Any]] = {}
 
     # --8<-- [start:keep-float32]
     def _apply(self, fn: Any, recurse: bool = True) -> SinusoidalPositionalEncoding:
-        # Let ``.to()``/``.cuda()`` move the table, but never change its dtype.
+        # Let ``.to()``/``.cuda()``/``.to_empty()`` move the table, but never
+        # change its dtype. A table that leaves the meta device (``to_empty``)
+        # is recomputed where it lands: it holds no learned state.
         table = self._buffers.pop("table")
         try:
             super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
         finally:
             if table is not None:
-                table = table.to(device=fn(table).device)
+                target = fn(table).device
+                if table.is_meta and target.type != "meta":
+                    table = sinusoidal(table.shape[0], self.d_model, base=self.base, device=target)
+                else:
+                    table = table.to(device=target)
             self._buffers["table"] = table
         return self
 
@@ -322,6 +383,9 @@ class SinusoidalPositionalEncoding(nn.Module):
         seq_len = check_length(seq_len, name="seq_len")
         offset = check_offset(offset)
         if self.table is None:
+            if torch.compiler.is_compiling():  # a tensor of positions: the traceable path
+                positions = torch.arange(offset, offset + seq_len, device=device)
+                return sinusoidal(positions, self.d_model, base=self.base)
             return sinusoidal(
                 np.arange(offset, offset + seq_len), self.d_model, base=self.base, device=device
             )
@@ -381,21 +445,51 @@ class SinusoidalPositionalEncoding(nn.Module):
             if self.table is None:
                 encoding = sinusoidal(positions, self.d_model, base=self.base, device=x.device)
             else:
-                index = _check_position_tensor(positions).to(self.table.device)
-                if index.numel() and (
-                    int(index.min()) < 0 or int(index.max()) >= self.table.shape[0]
-                ):
-                    raise ValueError(
-                        f"positions must lie in [0, {self.table.shape[0]}) for the table of "
-                        f"max_len={self.table.shape[0]}; got values from {int(index.min())} to "
-                        f"{int(index.max())}. Use a larger max_len, or max_len=None"
-                    )
+                _check_position_dtype(positions)
+                index = positions.long().to(self.table.device)
+                rows = self.table.shape[0]
+                check_index_range(
+                    index, rows, f"the table of max_len={rows} (use a larger max_len, or None)"
+                )
                 encoding = self.table[index]
             if positions.dim() == 1 and x.dim() == 3 and not self.batch_first:
                 encoding = encoding.unsqueeze(1)
+        if x.dtype in (torch.float16, torch.bfloat16) and not torch.compiler.is_compiling():
+            self._warn_if_rounding_merges(encoding, x.dtype, offset, positions)
         result: Tensor = self.dropout(x + encoding.to(device=x.device, dtype=x.dtype))
         return result
         # --8<-- [end:forward]
+
+    def _warn_if_rounding_merges(
+        self, encoding: Tensor, dtype: torch.dtype, offset: int, positions: Tensor | None
+    ) -> None:
+        """Warn, as `sinusoidal` does, if rounding to `dtype` merges two requested positions."""
+        if self.table is not None and positions is None:
+            # Contiguous rows of the table: look up, once per dtype, the nearest
+            # earlier row with the same bits, so each call costs a slice on the host.
+            twins = self._twins.get(dtype)
+            if twins is None:
+                rows = self.table.to(dtype).view(torch.int16).cpu().numpy()
+                twins = self._twins[dtype] = _previous_twin(rows)
+            window = twins[offset : offset + encoding.shape[0]]
+            clash = np.flatnonzero(window >= offset)
+            if clash.size:
+                later = offset + int(clash[0])
+                warnings.warn(
+                    f"dtype {dtype} cannot distinguish the requested positions: positions "
+                    f"{int(twins[later])} and {later} get identical encodings after rounding "
+                    f"to {dtype}. Use float32, or a larger d_model.",
+                    PrecisionWarning,
+                    stacklevel=3,
+                )
+            return
+        flat = (
+            np.arange(offset, offset + encoding.shape[0])
+            if positions is None
+            else positions.reshape(-1).cpu().numpy()
+        )
+        rows = encoding.reshape(-1, self.d_model).to(dtype).view(torch.int16).cpu().numpy()
+        check_distinct(rows, flat, str(dtype), stacklevel=4)
 
     def extra_repr(self) -> str:
         return (

@@ -1,0 +1,82 @@
+"""Every pe.nn module except RotaryEmbedding under torch.compile(fullgraph=True) and torch.export.
+
+The compiled and exported modules must give the eager module's output bit for
+bit (the exact table runs as one custom op inside the graph), and the checks
+that need values (positions out of range) still fail, as graph assertions.
+"""
+
+import numpy as np
+import pytest
+import torch
+from reference import float64_table
+
+from pe.nn import (
+    ALiBi,
+    LearnedPositionalEmbedding,
+    RelativePositionBias,
+    SinusoidalPositionalEncoding,
+)
+
+
+class AddBias(torch.nn.Module):
+    """Scores plus a (heads, q, k) bias module: how attention calls ALiBi and T5's bias."""
+
+    def __init__(self, bias: torch.nn.Module) -> None:
+        super().__init__()
+        self.bias = bias
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        return scores + self.bias(scores.shape[-2], scores.shape[-1])
+
+
+def _modules():
+    torch.manual_seed(0)
+    x = torch.randn(2, 5, 8)
+    scores = torch.randn(1, 4, 5, 7)
+    return {
+        "sinusoidal table": (SinusoidalPositionalEncoding(8, max_len=32), x),
+        "sinusoidal max_len=None": (SinusoidalPositionalEncoding(8, max_len=None), x),
+        "learned": (LearnedPositionalEmbedding(32, 8), x),
+        "relative bias": (AddBias(RelativePositionBias(4)), scores),
+        "alibi": (AddBias(ALiBi(4)), scores),
+    }
+
+
+NAMES = list(_modules())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_compile_fullgraph_matches_eager(name):
+    module, example = _modules()[name]
+    torch._dynamo.reset()
+    compiled = torch.compile(module, fullgraph=True, backend="eager")
+    assert torch.equal(compiled(example), module(example))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_export_matches_eager(name):
+    module, example = _modules()[name]
+    exported = torch.export.export(module, (example,)).module()
+    assert torch.equal(exported(example), module(example))
+
+
+def test_on_the_fly_rows_under_compile_are_the_exact_table():
+    module = SinusoidalPositionalEncoding(16, max_len=None)
+    torch._dynamo.reset()
+    compiled = torch.compile(module, fullgraph=True, backend="eager")
+    got = compiled(torch.zeros(1, 6, 16), offset=2**24)
+    expected = float64_table(np.arange(2**24, 2**24 + 6), 16)
+    assert np.abs(got[0].double().numpy() - expected).max() <= 3e-7
+
+
+@pytest.mark.parametrize(
+    "module", [SinusoidalPositionalEncoding(8, 16), LearnedPositionalEmbedding(16, 8)]
+)
+def test_explicit_positions_under_compile_are_checked(module):
+    torch._dynamo.reset()
+    compiled = torch.compile(module, fullgraph=True, backend="eager")
+    x = torch.zeros(2, 3, 8)
+    positions = torch.tensor([[0, 1, 2], [5, 9, 15]])
+    assert torch.equal(compiled(x, positions=positions), module(x, positions=positions))
+    with pytest.raises(RuntimeError, match=r"positions must lie in \[0, 16\)"):
+        compiled(x, positions=positions + 1)

@@ -14,7 +14,10 @@ from numpy.typing import NDArray
 
 from pe._validation import is_integer
 
-__all__ = ["alibi_slopes"]
+__all__ = ["MAX_HEADS", "alibi_slopes"]
+
+#: Largest accepted head count: far beyond any model, small enough to allocate.
+MAX_HEADS = 2**16
 
 
 def _power_of_two_slopes(heads: int) -> NDArray[np.float64]:
@@ -28,7 +31,8 @@ def alibi_slopes(num_heads: int) -> NDArray[np.float64]:
     Parameters
     ----------
     num_heads : int
-        Number of heads, at least 1 (any count, not only powers of two).
+        Number of heads, from 1 to ``MAX_HEADS`` (65,536); any count, not only
+        powers of two.
 
     Returns
     -------
@@ -40,7 +44,7 @@ def alibi_slopes(num_heads: int) -> NDArray[np.float64]:
     TypeError
         If `num_heads` is not an integer.
     ValueError
-        If `num_heads` is below 1.
+        If `num_heads` is below 1 or above 65,536.
 
     Examples
     --------
@@ -55,6 +59,8 @@ def alibi_slopes(num_heads: int) -> NDArray[np.float64]:
     heads = int(num_heads)
     if heads < 1:
         raise ValueError(f"num_heads must be a positive integer; got {heads}")
+    if heads > MAX_HEADS:
+        raise ValueError(f"num_heads must be at most {MAX_HEADS:,} (2**16); got {heads:,}")
     # --8<-- [start:slopes]
     power = 2 ** int(np.floor(np.log2(heads)))
     slopes = _power_of_two_slopes(power)

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._validation import check_positions, is_integer
+from pe._validation import check_flag, check_length, check_positions, check_size, is_integer
 
 __all__ = ["Convention", "Layout", "convention", "conventions"]
 
@@ -173,7 +173,11 @@ class Convention:
             For invalid positions or a width the library cannot build.
         """
         self._check_width(d_model)
+        emulate = check_flag(emulate, name="emulate")
+        if is_integer(positions):
+            check_size((check_length(positions, name="positions (a length)"), int(d_model)))
         rows = check_positions(positions)
+        check_size((*rows.shape, int(d_model)))
         columns = self._columns(d_model)
         rates = self._rates(d_model, emulate)
         flat = rows.reshape(-1)
@@ -223,11 +227,19 @@ class Convention:
         >>> bool((m2m.encode(3, 8) == m2m.table([2, 3, 4], 8)).all())
         True
         """
-        if not is_integer(length) or int(length) < 0:
+        if not is_integer(length):
+            raise TypeError(f"length must be a non-negative integer; got {length!r}")
+        if int(length) < 0:
             raise ValueError(f"length must be a non-negative integer; got {length!r}")
         if not is_integer(start):
             raise TypeError(f"start must be an integer; got {start!r}")
         first = self.first_position + int(start)
+        if first < 0:
+            raise ValueError(
+                f"start must be >= {-self.first_position} for the {self.name} convention (its "
+                f"first token is at position {self.first_position}, and the row read, "
+                f"first_position + start, cannot be negative); got {int(start)}"
+            )
         return self.table(np.arange(first, first + int(length)), d_model, emulate=emulate)
 
     def columns(self, d_model: int) -> list[tuple[str, float]]:

@@ -13,13 +13,20 @@ Everything here is float64: the angles are exact up to one rounding.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._validation import check_base, check_d_model, check_positions
+from pe._cache import bytes_cache
+from pe._validation import (
+    check_base,
+    check_d_model,
+    check_length,
+    check_positions,
+    check_size,
+    is_integer,
+)
 
 __all__ = ["angles", "cached_frequencies", "frequencies", "wavelengths"]
 
@@ -66,7 +73,7 @@ def frequencies(d_model: int, base: float = 10000.0) -> NDArray[np.float64]:
     return copy
 
 
-@functools.lru_cache(maxsize=64)
+@bytes_cache(16 * 2**20)
 def cached_frequencies(d_model: int, base: float) -> NDArray[np.float64]:
     """Return `frequencies` for checked arguments, as a shared read-only array."""
     exponents = np.arange(0, d_model, 2, dtype=np.float64) / d_model  # 2i/d
@@ -144,7 +151,10 @@ def angles(positions: Any, d_model: int, base: float = 10000.0) -> NDArray[np.fl
     >>> pe.angles([[5, 6]], d_model=2).shape
     (1, 2, 1)
     """
-    positions = check_positions(positions)
     omega = frequencies(d_model, base)
+    if is_integer(positions):  # check the size before building the positions
+        check_size((check_length(positions, name="positions (a length)"), omega.size))
+    positions = check_positions(positions)
+    check_size((*positions.shape, omega.size))
     result: NDArray[np.float64] = positions.astype(np.float64)[..., np.newaxis] * omega
     return result

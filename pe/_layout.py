@@ -187,8 +187,8 @@ def convert(values: Any, source: str | Convention, target: str | Convention) -> 
     Raises
     ------
     ValueError
-        If the conventions differ in anything but the layout; the message says
-        what differs.
+        If the conventions differ in anything but the layout (the message says
+        what differs), or `values` is a scalar or has an empty last axis.
 
     Examples
     --------
@@ -204,7 +204,13 @@ def convert(values: Any, source: str | Convention, target: str | Convention) -> 
     """
     first, second = convention(source), convention(target)
     array = np.asarray(values)
-    width = array.shape[-1] if array.ndim else 0
+    if array.ndim == 0 or array.shape[-1] == 0:
+        raise ValueError(
+            "values must be an array of encodings whose last axis is the width (at least 1); "
+            f"got {'a scalar' if array.ndim == 0 else 'shape ' + str(array.shape)}: "
+            f"{values!r:.60}"
+        )
+    width = array.shape[-1]
     problems = []
     if first.first_position != second.first_position:
         problems.append(f"first position {first.first_position} vs {second.first_position}")

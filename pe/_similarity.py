@@ -104,6 +104,11 @@ def similarity(
     >>> bool(pe.similarity(1000, 1002, 64) == pe.similarity(0, 2, 64))
     True
     """
+    if not isinstance(measure, str):
+        raise TypeError(
+            f"measure must be one of the strings 'dot', 'cosine' or 'distance'; got "
+            f"{type(measure).__name__} {measure!r:.60}"
+        )
     if measure not in ("dot", "cosine", "distance"):
         raise ValueError(f"measure must be 'dot', 'cosine' or 'distance'; got {measure!r}")
     d_model = check_d_model(d_model)

@@ -27,7 +27,6 @@ so a row is bit-for-bit the same whatever range or batch it was requested in.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pe._cache import bytes_cache
 from pe._frequencies import cached_frequencies
 from pe._validation import (
     check_base,
@@ -42,6 +42,7 @@ from pe._validation import (
     check_dtype,
     check_length,
     check_positions,
+    check_size,
     is_integer,
 )
 
@@ -56,6 +57,9 @@ BLOCK = 256
 # from one request to the next.
 STEP_SPLIT = 16
 HEAD_SPLIT = 64
+
+#: Bytes each factor cache may hold (its least recently used entries go first).
+CACHE_BYTES = 64 * 2**20
 
 # Rows per chunk where a chunked pass is needed (float16 output, scattered positions).
 _CHUNK_ROWS = 4096
@@ -88,7 +92,7 @@ def step_factors(
     return _step_table(omega.tobytes(), np.dtype(ctype).str)[:count]
 
 
-@functools.lru_cache(maxsize=16)
+@bytes_cache(CACHE_BYTES)
 def _step_table(omega_bytes: bytes, ctype: str) -> NDArray[Any]:
     omega = np.frombuffer(omega_bytes, dtype=np.float64)
     coarse = _phasors(np.arange(BLOCK // STEP_SPLIT), STEP_SPLIT, omega)
@@ -99,7 +103,7 @@ def _step_table(omega_bytes: bytes, ctype: str) -> NDArray[Any]:
     return factors.reshape(BLOCK, omega.size)
 
 
-@functools.lru_cache(maxsize=16)
+@bytes_cache(CACHE_BYTES)
 def _block_phasors(omega_bytes: bytes) -> NDArray[np.complex128]:
     r"""$e^{-i\,256 b\,\omega}$ for $b = 0 \dots 63$, read-only and cached."""
     factors = _phasors(np.arange(HEAD_SPLIT), BLOCK, np.frombuffer(omega_bytes, dtype=np.float64))
@@ -356,16 +360,18 @@ def sinusoidal(
     """
     shape: tuple[int, ...]
     request: range | NDArray[np.int64]
-    if is_integer(positions):  # a length: positions 0 .. L-1, no array needed
-        request = range(check_length(positions, name="positions (a length)"))
-        shape = (len(request),)
-    else:
-        array = check_positions(positions)
-        shape = array.shape
-        request = as_run(array.reshape(-1))
     d_model = check_d_model(d_model)
     base = check_base(base)
     dtype = check_dtype(dtype)
+    if is_integer(positions):  # a length: positions 0 .. L-1, no array needed
+        request = range(check_length(positions, name="positions (a length)"))
+        shape = (len(request),)
+        check_size((*shape, d_model), name="the table")
+    else:
+        array = check_positions(positions)
+        shape = array.shape
+        check_size((*shape, d_model), name="the table")
+        request = as_run(array.reshape(-1))
     omega = cached_frequencies(d_model, base)
     table = np.empty((len(request), d_model), dtype)
     if len(request):

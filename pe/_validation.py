@@ -16,19 +16,31 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "MAX_D_MODEL",
+    "MAX_ELEMENTS",
     "MAX_POSITION",
     "check_base",
     "check_d_model",
     "check_dtype",
+    "check_flag",
     "check_length",
     "check_offset",
     "check_positions",
+    "check_size",
     "is_integer",
 ]
 
 #: Largest accepted ``abs(position)``. Positions are integers; beyond this the
 #: float64 angle ``position * omega`` loses more than float32 resolution.
 MAX_POSITION = 2**31 - 1
+
+#: Largest accepted width. Wider than any model by orders of magnitude; a
+#: larger value is a mistake, and would allocate gigabytes for one row.
+MAX_D_MODEL = 2**24
+
+#: Most values one call builds (8 GiB of float32). Checked before allocating,
+#: so an impossible request is a `ValueError` and not a `MemoryError`.
+MAX_ELEMENTS = 2**31
 
 _FLOAT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
@@ -55,7 +67,20 @@ def check_d_model(d_model: Any, *, name: str = "d_model") -> int:
         raise ValueError(
             f"{name} must be a positive even integer (sin and cos come in pairs); got {value}"
         )
+    if value > MAX_D_MODEL:
+        raise ValueError(f"{name} must be at most {MAX_D_MODEL:,} (2**24); got {value:,}")
     return value
+
+
+def check_size(shape: tuple[int, ...], *, name: str = "the result") -> None:
+    """Raise a `ValueError` before allocating more than `MAX_ELEMENTS` values of `shape`."""
+    elements = math.prod(shape)
+    if elements > MAX_ELEMENTS:
+        raise ValueError(
+            f"{name} would have shape {shape}: {elements:,} values, more than the "
+            f"{MAX_ELEMENTS:,} (2**31) one call builds. Ask for fewer positions at a time "
+            "(any start is allowed, so a long table can be built in pieces)"
+        )
 
 
 def check_length(length: Any, *, name: str = "length") -> int:
@@ -91,7 +116,15 @@ def check_base(base: Any, *, name: str = "base") -> float:
 
 
 def check_dtype(dtype: Any, *, name: str = "dtype") -> np.dtype[np.floating[Any]]:
-    """Return `dtype` as a numpy dtype after checking it is float16, float32 or float64."""
+    """Return `dtype` as a numpy dtype after checking it is float16, float32 or float64.
+
+    ``None``, which numpy reads as float64, is refused: say which dtype you mean.
+    """
+    if dtype is None:
+        raise TypeError(
+            f"{name} must be numpy float16, float32 or float64; got None (numpy would read it "
+            "as float64: pass np.float64 if that is what you mean)"
+        )
     try:
         value = np.dtype(dtype)
     except TypeError:
@@ -117,6 +150,12 @@ def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.in
             f"{name} must be a non-negative integer length or an array of integer "
             f"positions; got {_describe(positions)}"
         )
+    if isinstance(positions, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} must be a plain array of integer positions; got a masked array, whose "
+            "mask would be ignored. Fill it (positions.filled(0)) or drop the masked entries "
+            "(positions.compressed()) first"
+        )
     try:
         array = np.asarray(positions)
     except (TypeError, ValueError) as error:
@@ -127,11 +166,23 @@ def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.in
     if array.size == 0 and array.dtype.kind in "fO":
         # ``np.asarray([])`` is float64; an empty list is still a valid request.
         array = array.astype(np.int64)
+    if array.dtype.kind == "O" and all(is_integer(item) for item in array.flat):
+        # Python integers too large for int64: numpy keeps them as objects.
+        worst = max(array.flat, key=lambda item: abs(int(item)))
+        raise ValueError(
+            f"{name} must lie in [-{MAX_POSITION}, {MAX_POSITION}]; got a value of {int(worst)}"
+        )
     if array.dtype.kind not in "iu":
-        kind = "floating-point" if array.dtype.kind in "fc" else str(array.dtype)
+        kinds = {"f": "a floating-point", "c": "a complex", "b": "a bool", "O": "an object"}
+        kind = kinds.get(array.dtype.kind, f"a {array.dtype}")
+        hint = (
+            "Round and cast explicitly (e.g. positions.astype(np.int64)) if the values are "
+            "whole numbers"
+            if array.dtype.kind == "f"
+            else "Positions are integers such as 0, 1, 2 or np.arange(16)"
+        )
         raise TypeError(
-            f"{name} must hold integers; got a {kind} array. Round and cast explicitly "
-            "(e.g. positions.astype(np.int64)) if the values are whole numbers"
+            f"{name} must hold integers; got {kind} array (dtype {array.dtype}). {hint}"
         )
     if array.size:
         low, high = int(array.min()), int(array.max())
@@ -141,3 +192,10 @@ def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.in
                 f"{name} must lie in [-{MAX_POSITION}, {MAX_POSITION}]; got a value of {worst}"
             )
     return array.astype(np.int64, copy=False)
+
+
+def check_flag(value: Any, *, name: str) -> bool:
+    """Return `value` after checking it is ``True`` or ``False`` (not merely truthy)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {_describe(value)}")
+    return bool(value)

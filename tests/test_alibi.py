@@ -59,3 +59,31 @@ def test_errors():
         pe.alibi_slopes(2.0)
     with pytest.raises(ValueError, match="num_heads must be an integer >= 1"):
         ALiBi(0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_casting_keeps_the_slopes_float32(dtype):
+    # 12 heads: the paper's slopes are 2^(-8h/8) for h = 1..8, then 2^(-8(2h-1)/16) for h = 1..4
+    exact = [2.0 ** (-h) for h in range(1, 9)] + [2.0 ** (-(2 * h - 1) / 2) for h in range(1, 5)]
+    alibi = ALiBi(12).to(dtype)
+    assert alibi.slopes.dtype == torch.float32
+    bias = alibi(1, 4096)[:, 0, -1].double()  # distance 4095
+    expected = -4095.0 * torch.tensor(exact, dtype=torch.float64)
+    assert (bias - expected).abs().max() <= 4095 * 2**-24  # float32 slope rounding only
+    rounded = -4095.0 * torch.tensor(exact).to(dtype).double()
+    if dtype != torch.float64:
+        assert (rounded - expected).abs().max() > 0.01  # what casting the slopes would cost
+
+
+def test_meta_then_to_empty_restores_the_slopes():
+    alibi = ALiBi(4).to("meta").to_empty(device="cpu")
+    assert torch.equal(alibi.slopes, ALiBi(4).slopes)
+
+
+def test_too_many_heads_is_a_clear_error_before_allocating():
+    with pytest.raises(
+        ValueError, match=r"num_heads must be at most 65,536 \(2\*\*16\); got 1,000,000,000"
+    ):
+        ALiBi(10**9)
+    with pytest.raises(ValueError, match=r"the bias \(num_heads, q_len, k_len\) would have shape"):
+        ALiBi(8)(2**20, 2**20)

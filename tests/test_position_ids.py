@@ -41,3 +41,21 @@ def test_errors():
         position_ids(torch.zeros(2, 3), pad_id=0)
     with pytest.raises(TypeError, match="pad_id must be an integer"):
         position_ids(torch.zeros(2, 3, dtype=torch.long), pad_id=0.5)
+
+
+def test_pad_id_outside_the_dtype_is_refused():
+    ids = torch.tensor([[1, 2, 255]], dtype=torch.uint8)
+    # 257 would wrap to 1 in uint8 and mark the first real token as padding
+    with pytest.raises(
+        ValueError, match=r"pad_id must be a value input_ids can hold: 0\.\.255 .*got 257"
+    ):
+        position_ids(ids, pad_id=257)
+    with pytest.raises(ValueError, match=r"pad_id .* got -1"):
+        position_ids(ids, pad_id=-1)
+    assert position_ids(ids, pad_id=255).tolist() == [[0, 1, 0]]
+
+
+def test_pad_value_out_of_range_is_a_value_error():
+    ids = torch.tensor([[0, 5, 6]])
+    with pytest.raises(ValueError, match=r"pad_value must lie in .*got 1180591620717411303424"):
+        position_ids(ids, pad_id=0, pad_value=2**70)

@@ -159,3 +159,21 @@ def test_results_are_independent_arrays():
     first[:] = 7.0
     second = pe.sinusoidal(600, 16)
     assert np.abs(second).max() <= 1.0
+
+
+def test_factor_caches_are_bounded_by_bytes():
+    from pe import _frequencies, _table
+
+    for cache in (_table._step_table, _table._block_phasors, _frequencies.cached_frequencies):
+        cache.cache_clear()
+    pe.sinusoidal(4, 2**18)  # step table alone: 256 x 2**17 complex64 = 256 MiB
+    held = _table._step_table.bytes + _table._block_phasors.bytes
+    assert held + _frequencies.cached_frequencies.bytes <= 2 * _table.CACHE_BYTES + 16 * 2**20
+    assert _table._step_table.bytes == 0  # too large to keep at all
+    # small tables are still cached: the same read-only factors come back
+    omega = _frequencies.cached_frequencies(64, 10000.0)
+    assert _table.step_factors(256, omega) is not None
+    assert _table._step_table(omega.tobytes(), "<c8") is _table._step_table(omega.tobytes(), "<c8")
+    for width in range(2048, 2048 + 2 * 40, 2):  # 40 tables of 2 MiB: the oldest go
+        _table.step_factors(1, _frequencies.cached_frequencies(width, 10000.0))
+    assert _table._step_table.bytes <= _table.CACHE_BYTES

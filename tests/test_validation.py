@@ -96,3 +96,112 @@ def test_messages_say_what_is_accepted():
 def test_largest_position_is_accepted():
     table = pe.sinusoidal(np.array([pe.MAX_POSITION, -pe.MAX_POSITION]), 4)
     assert np.isfinite(table).all()
+
+
+# -- messages that used to mislead ------------------------------------------------
+
+
+def test_huge_python_integers_are_out_of_range_not_objects():
+    with pytest.raises(ValueError, match=r"positions must lie in .*got a value of 10{30}"):
+        pe.sinusoidal([10**30], 8)
+    with pytest.raises(ValueError, match=r"got a value of -10{20}"):
+        pe.angles([[0, -(10**20)]], 8)
+
+
+@pytest.mark.parametrize(
+    ("positions", "kind"),
+    [([1j, 2j], "complex"), (np.array(["a"], dtype=object), "object"), ([None], "object")],
+)
+def test_non_integer_arrays_are_named_by_kind(positions, kind):
+    with pytest.raises(TypeError, match=rf"positions must hold integers; got an? {kind} array"):
+        pe.sinusoidal(positions, 8)
+
+
+def test_masked_positions_are_refused_not_unmasked():
+    masked = np.ma.masked_array([0, 1, 2], mask=[False, True, False])
+    with pytest.raises(TypeError, match=r"positions must be a plain array .* masked array"):
+        pe.sinusoidal(masked, 8)
+    assert pe.sinusoidal(masked.compressed(), 8).shape == (2, 8)
+
+
+def test_dtype_none_is_refused():
+    with pytest.raises(
+        TypeError, match=r"dtype must be numpy float16, float32 or float64; got None"
+    ):
+        pe.sinusoidal(4, 8, dtype=None)
+
+
+def test_convert_a_scalar_says_so():
+    with pytest.raises(ValueError, match=r"values must be an array of encodings .* got a scalar"):
+        pe.convert(3.0, "distilbert", "marian")
+    with pytest.raises(ValueError, match=r"got shape \(2, 0\)"):
+        pe.convert(np.zeros((2, 0)), "distilbert", "marian")
+
+
+def test_similarity_measure_must_be_a_string():
+    with pytest.raises(TypeError, match=r"measure must be one of the strings .* got ndarray"):
+        pe.similarity(0, 1, 8, measure=np.array(["dot", "cosine"]))
+
+
+def test_convention_encode_start_and_emulate():
+    fairseq = pe.conventions["fairseq"]
+    assert fairseq.encode(1, 8, start=-2).shape == (1, 8)  # row 0: allowed
+    with pytest.raises(
+        ValueError, match=r"start must be >= -2 for the fairseq convention.*got -10"
+    ):
+        fairseq.encode(3, 8, start=-10)
+    with pytest.raises(ValueError, match=r"start must be >= 0 for the paper convention.*got -1"):
+        pe.conventions["paper"].encode(3, 8, start=-1)
+    with pytest.raises(TypeError, match=r"emulate must be True or False; got 'no'"):
+        fairseq.table(4, 8, emulate="no")
+    with pytest.raises(TypeError, match=r"length must be a non-negative integer; got 2.0"):
+        fairseq.encode(2.0, 8)
+
+
+# -- sizes are checked before anything is allocated ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (
+            lambda: pe.sinusoidal(4, 10**12),
+            r"d_model must be at most 16,777,216 \(2\*\*24\); got 1,000,000,000,000",
+        ),
+        (lambda: pe.frequencies(10**12), r"d_model must be at most"),
+        (
+            lambda: pe.angles(10**9, 4096),
+            r"would have shape \(1000000000, 2048\): 2,048,000,000,000 values",
+        ),
+        (lambda: pe.sinusoidal(2**31 - 1, 4), r"the table would have shape \(2147483647, 4\)"),
+        (
+            lambda: pe.sinusoidal(np.broadcast_to(np.int64(7), (2**20, 2**11)), 2),
+            r"the table would have shape",
+        ),
+        (
+            lambda: pe.conventions["marian"].table(10**9, 4096),
+            r"would have shape \(1000000000, 4096\)",
+        ),
+        (lambda: pe.alibi_slopes(10**9), r"num_heads must be at most 65,536"),
+    ],
+)
+def test_impossible_sizes_are_value_errors(call, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        call()
+
+
+def test_torch_sizes_are_checked_too():
+    import torch
+
+    import pe.nn
+
+    with pytest.raises(ValueError, match=r"the table would have shape \(2147483647, 4\)"):
+        pe.nn.sinusoidal(2**31 - 1, 4)
+    with pytest.raises(ValueError, match=r"weight \(max_len, d_model\) would have shape"):
+        pe.nn.LearnedPositionalEmbedding(2**30, 64)
+    with pytest.raises(ValueError, match=r"d_model must be at most"):
+        pe.nn.SinusoidalPositionalEncoding(10**12)
+    with pytest.raises(ValueError, match=r"the bias \(num_heads, q_len, k_len\) would have shape"):
+        pe.nn.RelativePositionBias(8)(2**20, 2**20)
+    with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
+        pe.nn.sinusoidal(torch.zeros((), dtype=torch.long).expand(2**20, 2**11), 2)

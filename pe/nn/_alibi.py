@@ -8,11 +8,13 @@ and gently in others.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import Tensor, nn
 
 from pe._alibi import alibi_slopes
-from pe._validation import check_offset
+from pe._validation import check_offset, check_size
 from pe.nn._common import check_count, relative_distances
 
 __all__ = ["ALiBi"]
@@ -29,7 +31,13 @@ class ALiBi(nn.Module):
     Parameters
     ----------
     num_heads : int
-        Number of heads, at least 1; the slopes follow `pe.alibi_slopes`.
+        Number of heads, 1 to 65,536; the slopes follow `pe.alibi_slopes`.
+
+    Notes
+    -----
+    The slopes stay float32 when the module is cast (``.half()``,
+    ``.to(torch.bfloat16)``), as the sinusoidal table does: the bias comes out
+    float32, and rounds once when added to low-precision scores.
 
     Raises
     ------
@@ -59,6 +67,21 @@ class ALiBi(nn.Module):
         slopes = torch.from_numpy(alibi_slopes(self.num_heads)).float()
         self.register_buffer("slopes", slopes, persistent=False)
 
+    def _apply(self, fn: Any, recurse: bool = True) -> ALiBi:
+        # ``.half()`` or ``.to(torch.bfloat16)`` would round the slopes (with 12
+        # heads, bfloat16 moves the bias at distance 4095 by about 0.3): move
+        # them, keep them float32, and cast the bias where it is added instead.
+        slopes = self._buffers.pop("slopes")
+        assert slopes is not None  # set in __init__, never None
+        try:
+            super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
+        finally:
+            target = fn(slopes).device
+            if slopes.is_meta and target.type != "meta":
+                slopes = torch.from_numpy(alibi_slopes(self.num_heads)).float()
+            self._buffers["slopes"] = slopes.to(device=target)
+        return self
+
     def forward(self, q_len: int, k_len: int, offset: int = 0) -> Tensor:
         """Return the ``(num_heads, q_len, k_len)`` bias; queries start at position `offset`.
 
@@ -80,6 +103,7 @@ class ALiBi(nn.Module):
         # --8<-- [start:bias]
         q_len = check_count(q_len, "q_len", minimum=0)
         k_len = check_count(k_len, "k_len", minimum=0)
+        check_size((self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)")
         distance = relative_distances(
             q_len, k_len, offset=check_offset(offset), device=self.slopes.device
         )

@@ -7,7 +7,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from pe._validation import check_d_model, check_offset
+from pe._validation import check_d_model, check_offset, check_size
 from pe.nn._common import (
     as_position_tensor,
     check_count,
@@ -75,6 +75,7 @@ class LearnedPositionalEmbedding(nn.Module):
         probability = check_dropout(dropout)
         std = check_positive_real(init_std, "init_std")
         self.batch_first = batch_first
+        check_size((self.max_len, self.d_model), name="weight (max_len, d_model)")
         self.weight = nn.Parameter(torch.empty(self.max_len, self.d_model))
         nn.init.normal_(self.weight, std=std)
         self.dropout = nn.Dropout(probability)

@@ -40,6 +40,10 @@ def position_ids(input_ids: Tensor, pad_id: int, *, start: int = 0, pad_value: i
     ------
     TypeError
         If `input_ids` is not an integer tensor or an argument is not an integer.
+    ValueError
+        If `pad_id` lies outside the range of `input_ids`' dtype (a ``uint8``
+        tensor cannot hold 257), or `start` or `pad_value` outside
+        ``±(2**31 - 1)``.
 
     Examples
     --------
@@ -66,6 +70,14 @@ def position_ids(input_ids: Tensor, pad_id: int, *, start: int = 0, pad_value: i
     for name, value in (("pad_id", pad_id), ("start", start), ("pad_value", pad_value)):
         if not is_integer(value):
             raise TypeError(f"{name} must be an integer; got {value!r}")
+    info = torch.iinfo(input_ids.dtype)
+    if not info.min <= int(pad_id) <= info.max:
+        raise ValueError(
+            f"pad_id must be a value input_ids can hold: {info.min}..{info.max} for "
+            f"{input_ids.dtype}; got {int(pad_id)}, which would wrap around and match "
+            "another id"
+        )
+    pad_value = check_offset(pad_value, name="pad_value")
     # --8<-- [start:count]
     start = check_offset(start, name="start")
     real = input_ids != int(pad_id)

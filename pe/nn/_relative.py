@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from pe._validation import check_offset
+from pe._validation import check_offset, check_size
 from pe.nn._common import check_count, check_layout_choice, relative_distances
 
 __all__ = ["RelativePositionBias", "relative_position_bucket"]
@@ -161,6 +161,7 @@ class RelativePositionBias(nn.Module):
             )
         else:
             self.num_buckets = (2 if bidirectional else 1) * self.max_distance + 1
+        check_size((self.num_buckets, self.num_heads), name="the bias table (buckets, heads)")
         self.bias = nn.Embedding(self.num_buckets, self.num_heads)
         nn.init.normal_(self.bias.weight, std=0.02)
 
@@ -172,6 +173,7 @@ class RelativePositionBias(nn.Module):
         """
         q_len = check_count(q_len, "q_len", minimum=0)
         k_len = check_count(k_len, "k_len", minimum=0)
+        check_size((self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)")
         distance = relative_distances(q_len, k_len, offset=check_offset(offset), device=device)
         if self.kind == "t5":
             return relative_position_bucket(

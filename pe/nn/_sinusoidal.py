@@ -7,7 +7,6 @@ pair runs in torch, on the target device.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from typing import Any
 
@@ -15,9 +14,11 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from pe._cache import bytes_cache
 from pe._frequencies import cached_frequencies
 from pe._table import (
     BLOCK,
+    CACHE_BYTES,
     PrecisionWarning,
     as_run,
     check_distinct,
@@ -32,6 +33,7 @@ from pe._validation import (
     check_length,
     check_offset,
     check_positions,
+    check_size,
     is_integer,
 )
 from pe.nn._common import check_index_range
@@ -80,7 +82,7 @@ def _to_device(factors: np.ndarray[Any, Any], device: torch.device) -> Tensor:
     return torch.from_numpy(factors).to(device=device)
 
 
-@functools.lru_cache(maxsize=16)
+@bytes_cache(CACHE_BYTES)
 def _device_steps(omega_bytes: bytes, ctype: torch.dtype, device: torch.device) -> Tensor:
     """Copy the step factors to `device` once per configuration."""
     omega = np.frombuffer(omega_bytes, dtype=np.float64)
@@ -216,6 +218,7 @@ def sinusoidal(
             wide = dtype == torch.float64
             encoded: Tensor = _sinusoidal_rows(positions.long().to(target), d_model, base, wide)
             return encoded if dtype in (torch.float32, torch.float64) else encoded.to(dtype)
+        check_size((*positions.shape, d_model), name="the table")
         request = _check_position_tensor(positions).reshape(-1).to(target)
         shape = tuple(positions.shape)
         if request.numel() == 1 or (
@@ -226,8 +229,10 @@ def sinusoidal(
     else:
         target = torch.device(device) if device is not None else torch.get_default_device()
         if target.type == "meta":
-            array = np.empty(0) if is_integer(positions) else check_positions(positions)
-            shape = (check_length(positions),) if is_integer(positions) else array.shape
+            if is_integer(positions):
+                shape = (check_length(positions, name="positions (a length)"),)
+            else:
+                shape = check_positions(positions).shape
             return torch.empty((*shape, d_model), dtype=dtype, device=target)
         if is_integer(positions):  # a length: positions 0 .. L-1
             request = range(check_length(positions, name="positions (a length)"))
@@ -235,10 +240,12 @@ def sinusoidal(
         else:
             array = check_positions(positions)
             shape = array.shape
+            check_size((*shape, d_model), name="the table")
             run = as_run(array.reshape(-1))
             request = run if isinstance(run, range) else torch.from_numpy(run).to(target)
-    omega = cached_frequencies(d_model, base)
     rows = len(request) if isinstance(request, range) else request.shape[0]
+    check_size((rows, d_model), name="the table")
+    omega = cached_frequencies(d_model, base)
     out = torch.empty((rows, d_model), dtype=dtype, device=target)
     if dtype in (torch.float32, torch.float64):
         if rows:

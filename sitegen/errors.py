@@ -47,7 +47,21 @@ def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
             "`sinusoidal(10, 8, dtype=np.int32)`",
             lambda: pe.sinusoidal(10, 8, dtype=np.int32),
         ),
+        ("`pe.sinusoidal`", "`sinusoidal([10**30], 8)`", lambda: pe.sinusoidal([10**30], 8)),
+        ("`pe.sinusoidal`", "`sinusoidal([1j, 2j], 8)`", lambda: pe.sinusoidal([1j, 2j], 8)),
+        (
+            "`pe.sinusoidal`",
+            "`sinusoidal(np.ma.masked_array([0, 1], mask=[0, 1]), 8)`",
+            lambda: pe.sinusoidal(np.ma.masked_array([0, 1], mask=[0, 1]), 8),
+        ),
+        (
+            "`pe.sinusoidal`",
+            "`sinusoidal(10, 8, dtype=None)`",
+            lambda: pe.sinusoidal(10, 8, dtype=None),
+        ),
+        ("`pe.sinusoidal`", "`sinusoidal(4, 10**12)`", lambda: pe.sinusoidal(4, 10**12)),
         ("`pe.frequencies`", "`frequencies(0)`", lambda: pe.frequencies(0)),
+        ("`pe.angles`", "`angles(10**9, 4096)`", lambda: pe.angles(10**9, 4096)),
         ("`pe.angles`", "`angles('12', 8)`", lambda: pe.angles("12", 8)),
         ("`pe.rotation_matrix`", "`rotation_matrix(1.5, 8)`", lambda: pe.rotation_matrix(1.5, 8)),
         (
@@ -61,6 +75,11 @@ def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
             lambda: pe.similarity(0, 1, 8, measure="euclid"),
         ),
         (
+            "`pe.similarity`",
+            "`similarity(0, 1, 8, measure=np.array(['dot']))`",
+            lambda: pe.similarity(0, 1, 8, measure=np.array(["dot"])),
+        ),
+        (
             "`pe.closest_return`",
             "`closest_return(9, 8, max_offset=10)`",
             lambda: pe.closest_return(9, 8, max_offset=10),
@@ -72,6 +91,21 @@ def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
             "`Convention.table`",
             "`conventions['paper'].table(4, 7)`",
             lambda: pe.conventions["paper"].table(4, 7),
+        ),
+        (
+            "`Convention.table`",
+            "`conventions['paper'].table(4, 8, emulate='no')`",
+            lambda: pe.conventions["paper"].table(4, 8, emulate="no"),
+        ),
+        (
+            "`Convention.encode`",
+            "`conventions['fairseq'].encode(3, 8, start=-10)`",
+            lambda: pe.conventions["fairseq"].encode(3, 8, start=-10),
+        ),
+        (
+            "`pe.convert`",
+            "`convert(3.0, 'distilbert', 'marian')`",
+            lambda: pe.convert(3.0, "distilbert", "marian"),
         ),
         (
             "`pe.convert`",
@@ -89,6 +123,7 @@ def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
             lambda: pe.convert_layout(np.zeros((2, 8)), "interleaved", "concatenated", axis=2),
         ),
         ("`pe.alibi_slopes`", "`alibi_slopes(0)`", lambda: pe.alibi_slopes(0)),
+        ("`pe.nn.ALiBi`", "`ALiBi(10**9)`", lambda: pe.nn.ALiBi(10**9)),
         (
             "`pe.nn.sinusoidal`",
             "`sinusoidal(torch.zeros(3), 8)`",
@@ -120,6 +155,30 @@ def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
             lambda: pe.nn.LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 10, 4)),
         ),
         (
+            "`pe.nn.LearnedPositionalEmbedding`",
+            "both `offset=2` and `positions`",
+            lambda: pe.nn.LearnedPositionalEmbedding(8, 4)(
+                torch.zeros(1, 3, 4), offset=2, positions=torch.arange(3)
+            ),
+        ),
+        (
+            "`pe.nn.LearnedPositionalEmbedding`",
+            "positions of shape (2,) for 3 tokens",
+            lambda: pe.nn.LearnedPositionalEmbedding(8, 4)(
+                torch.zeros(1, 3, 4), positions=torch.arange(2)
+            ),
+        ),
+        (
+            "`pe.nn.LearnedPositionalEmbedding`",
+            "4-D input",
+            lambda: pe.nn.LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 2, 3, 4)),
+        ),
+        (
+            "`pe.nn.LearnedPositionalEmbedding`",
+            "`LearnedPositionalEmbedding(8, 4, init_std=-1.0)`",
+            lambda: pe.nn.LearnedPositionalEmbedding(8, 4, init_std=-1.0),
+        ),
+        (
             "`pe.nn.RelativePositionBias`",
             "`RelativePositionBias(4, kind='alibi')`",
             lambda: pe.nn.RelativePositionBias(4, kind="alibi"),
@@ -138,6 +197,16 @@ def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
         ("`pe.nn.ALiBi`", "`ALiBi(0)`", lambda: pe.nn.ALiBi(0)),
         ("`pe.nn.ALiBi`", "`ALiBi(2)(-1, 4)`", lambda: pe.nn.ALiBi(2)(-1, 4)),
         ("`pe.nn.position_ids`", "float ids", lambda: pe.nn.position_ids(torch.zeros(2, 3), 0)),
+        (
+            "`pe.nn.position_ids`",
+            "uint8 ids, `pad_id=257`",
+            lambda: pe.nn.position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257),
+        ),
+        (
+            "`pe.nn.position_ids`",
+            "`pad_value=2**70`",
+            lambda: pe.nn.position_ids(torch.zeros(2, 3, dtype=torch.long), 0, pad_value=2**70),
+        ),
     ]
 
 

@@ -336,3 +336,50 @@ def test_tensor_arguments_must_be_tensors(value):
     raises_named(lambda: pe.nn.relative_position_bucket(value), "relative_position")
     raises_named(lambda: pe.nn.convert_rotary_layout(value, "half", "interleaved"), "x")
     raises_named(lambda: pe.nn.RotaryEmbedding(8).rotate(value), "x")
+
+
+@FAST
+@given(
+    value=st.one_of(
+        st.integers(2**31, 2**200), st.integers(-(2**200), -(2**31)), st.complex_numbers()
+    ),
+    where=st.integers(0, 3),
+)
+def test_out_of_range_or_non_integer_entries_name_the_problem(value, where):
+    positions = [0, 1, 2, 3]
+    positions[where] = value
+    with pytest.raises((TypeError, ValueError), match="positions") as caught:
+        pe.sinusoidal(positions, 8)
+    message = str(caught.value)
+    if isinstance(value, int):
+        assert isinstance(caught.value, ValueError)
+        assert str(value) in message
+    else:
+        assert "complex" in message or "object" in message
+
+
+@FAST
+@given(
+    dtype=st.sampled_from([torch.uint8, torch.int8, torch.int16, torch.int32]),
+    pad_id=st.integers(-(2**40), 2**40),
+)
+def test_position_ids_pad_id_must_fit_the_ids(dtype, pad_id):
+    ids = torch.zeros(2, 4, dtype=dtype)
+    info = torch.iinfo(dtype)
+    if info.min <= pad_id <= info.max:
+        assert pe.nn.position_ids(ids, pad_id=pad_id).shape == (2, 4)
+    else:
+        with pytest.raises(ValueError, match=rf"pad_id .*got {pad_id}"):
+            pe.nn.position_ids(ids, pad_id=pad_id)
+
+
+@FAST
+@given(length=st.integers(0, 2**31 - 1), d_model=st.integers(1, 2**25).map(lambda n: 2 * n))
+def test_sizes_are_refused_before_allocating_or_built(length, d_model):
+    from pe._validation import MAX_ELEMENTS
+
+    if length * (d_model // 2) > MAX_ELEMENTS or d_model > 2**24:
+        with pytest.raises(ValueError, match=r"d_model must be at most|would have shape"):
+            pe.angles(length, d_model)
+    elif length * d_model <= 2**16:
+        assert pe.angles(length, d_model).shape == (length, d_model // 2)

@@ -7,7 +7,8 @@ token** and a zeroed **padding row**, what they do with an **odd** width, and th
 **dtype** they compute in. Each `Convention` records those choices, cites the
 file and function it was read from, and rebuilds the library's table; by default
 it also replays the library's arithmetic (float32 or float64) step by step, so
-its output matches the library's own to float32 rounding.
+each entry lies within one float32 rounding of the angle of the library's own
+(most are bit-equal; the conventions page counts them).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pe._validation import check_flag, check_length, check_positions, check_size
 
 __all__ = ["Convention", "Layout", "convention", "conventions"]
 
-Layout = Literal["interleaved", "concatenated"]
+Layout = Literal["interleaved", "concatenated", "concatenated, cosines first"]
 _F32 = np.float32
 
 
@@ -63,9 +64,10 @@ class Convention:
         Key in `pe.conventions`.
     title : str
         The libraries or models that use it.
-    layout : {"interleaved", "concatenated"}
+    layout : {"interleaved", "concatenated", "concatenated, cosines first"}
         ``interleaved``: sin in even columns, cos in odd ones (the paper).
-        ``concatenated``: all sines first, then all cosines.
+        ``concatenated``: all sines first, then all cosines (MusicGen puts
+        the cosines first).
     exponent : str
         How frequency $i$ is formed, e.g. ``"2i/d"`` ($\omega_i = b^{-2i/d}$) or
         ``"i/(d/2-1)"`` ($\omega_i = b^{-i/(d/2-1)}$).
@@ -89,6 +91,11 @@ class Convention:
         `note` and in the test's skip message).
     note : str
         Other quirks worth knowing.
+    padding_idx : int or None
+        The row the library zeroes for padding tokens, if any.
+    models : tuple of str
+        Other models whose code builds the same table (each checked against
+        transformers' own code in the test suite).
 
     Examples
     --------
@@ -123,6 +130,7 @@ class Convention:
     )
     _check: Callable[[int], None] = field(repr=False, compare=False)
     padding_idx: int | None = None
+    models: tuple[str, ...] = ()
 
     def frequencies(self, d_model: int) -> NDArray[np.float64]:
         r"""Return the angular frequency of each sine (and cosine) group, in float64.
@@ -137,9 +145,10 @@ class Convention:
         # The angle at position 1 is the frequency, whether the library multiplies
         # by a rate or divides by a divisor.
         one = np.ones(1, dtype=np.int64)
-        rates: NDArray[np.float64] = np.asarray(
-            self._angle(one, self._rates(d_model, False), False)[0], dtype=np.float64
-        )
+        raw = self._rates(d_model, False)
+        if raw.size == 0:
+            return np.zeros(0)
+        rates: NDArray[np.float64] = np.asarray(self._angle(one, raw, False)[0], dtype=np.float64)
         return rates
 
     def table(self, positions: Any, d_model: int, *, emulate: bool = True) -> NDArray[np.float32]:
@@ -157,7 +166,8 @@ class Convention:
             The width; what the library accepts (see `odd`).
         emulate : bool, default True
             Replay the library's arithmetic in its own dtype (float32 angles where
-            it uses them), which matches its output to float32 rounding. False
+            it uses them): each entry is then within one float32 rounding of the
+            angle of the library's own, and most are bit-equal. False
             computes the same formula in float64 and rounds once: the values the
             library means, without its rounding error.
 
@@ -180,6 +190,8 @@ class Convention:
         check_size((*rows.shape, int(d_model)))
         columns = self._columns(d_model)
         rates = self._rates(d_model, emulate)
+        if rates.size == 0:  # a width with no sine pair (d_model = 1): zero columns only
+            rates = np.zeros(1)
         flat = rows.reshape(-1)
         angles = self._angle(flat, rates[columns.rate], emulate)
         # Sines of the (float32 or float64) angles, evaluated in float64 and rounded
@@ -265,7 +277,7 @@ class Convention:
         """
         self._check_width(d_model)
         layout = self._columns(d_model)
-        rates = self.frequencies(d_model)
+        rates = self.frequencies(d_model) if layout.kind.min(initial=2) < 2 else np.zeros(1)
         names = ("sin", "cos", "zero")
         return [
             (names[kind], 0.0 if kind == 2 else float(rates[index]))
@@ -283,16 +295,46 @@ class Convention:
 # -- frequency recipes, each replaying one library's arithmetic -----------------
 
 
-def _exp_log_rates(step: Callable[[int], float]) -> Callable[[int, bool], NDArray[Any]]:
-    """``exp(arange(n) * -step)`` in float32, as tensor2tensor, fairseq and Whisper write it."""
+def _exp_log_rates(
+    step: Callable[[int], float], *, float32_step: Callable[[int], float] | None = None
+) -> Callable[[int, bool], NDArray[Any]]:
+    """``exp(arange(n) * -step)`` in float32, as tensor2tensor, fairseq and Whisper write it.
+
+    `float32_step` replaces `step` when emulating a library that forms the step
+    itself in float32 (tensor2tensor divides a float32 log by a float32 count).
+    """
 
     def rates(d_model: int, emulate: bool) -> NDArray[Any]:
         count = d_model // 2
+        if count == 0:
+            return np.zeros(0)
         if not emulate:
             return np.asarray(np.exp(np.arange(count) * -step(d_model)))
-        return _f32(np.exp(_f32(np.arange(count) * _F32(-step(d_model))).astype(np.float64)))
+        increment = _F32(float32_step(d_model)) if float32_step else _F32(step(d_model))
+        return _f32(np.exp(_f32(np.arange(count) * -increment).astype(np.float64)))
 
     return rates
+
+
+def _t2t_float32_step(d_model: int) -> float:
+    """tensor2tensor's step: ``log(b) / max(n - 1, 1)`` with both operands float32 (TF)."""
+    divisor = _F32(max(d_model // 2 - 1, 1))
+    return float(np.divide(_F32(math.log(10000.0)), divisor, dtype=_F32))
+
+
+def _flax_rates(d_model: int, emulate: bool) -> NDArray[Any]:
+    """``exp(arange(d // 2) * -(log(b) / (d // 2 - 1)))`` in float64 numpy (Flax examples)."""
+    del emulate  # numpy float64 throughout; the table is rounded once on assignment
+    count = d_model // 2
+    if count == 0:
+        return np.zeros(0)
+    return np.asarray(np.exp(np.arange(count) * (-math.log(10000.0) / (count - 1))))
+
+
+def _tf_docs_rates(d_model: int, emulate: bool) -> NDArray[Any]:
+    """``1 / 10000 ** (2 (j // 2) / float32(d))`` in float64 numpy, one per sine pair."""
+    del emulate
+    return 1.0 / np.power(10000.0, 2 * np.arange((d_model + 1) // 2) / float(_F32(d_model)))
 
 
 def _paper_rates(d_model: int, emulate: bool) -> NDArray[Any]:
@@ -373,15 +415,25 @@ def _even(name: str, smallest: int = 2) -> Callable[[int], None]:
     return check
 
 
-def _at_least(name: str, smallest: int) -> Callable[[int], None]:
+def _not_two_or_three(name: str) -> Callable[[int], None]:
     def check(d_model: int) -> None:
-        if d_model < smallest:
+        if d_model in (2, 3):
             raise ValueError(
-                f"d_model must be >= {smallest} for the {name} convention (its exponent "
-                f"divides by d/2 - 1); got {d_model}"
+                f"d_model must be 1 or at least 4 for the {name} convention (its exponent "
+                f"divides by d/2 - 1, which is 0 for d_model = {d_model}: the library "
+                "raises ZeroDivisionError or returns NaN); got " + str(d_model)
             )
 
     return check
+
+
+def _paper_width(d_model: int) -> None:
+    if d_model % 2 and d_model != 1:
+        raise ValueError(
+            "d_model must be 1 or an even integer >= 2 for the paper convention (for another "
+            "odd width the cosine assignment has one slot too few, an error in the tutorial's "
+            f"code; at d_model = 1 that slot count is 0 and broadcasting fills it); got {d_model}"
+        )
 
 
 def _any_width(d_model: int) -> None:
@@ -395,6 +447,13 @@ def _fairseq_columns(d_model: int) -> _Columns:
 def _tf_tutorial_columns(d_model: int) -> _Columns:
     pairs = len(np.arange(d_model / 2))
     return _concatenated(pairs, pairs)
+
+
+def _cosines_first_columns(d_model: int) -> _Columns:
+    half = d_model // 2
+    kind = np.concatenate([np.ones(half), np.zeros(half), np.full(d_model % 2, 2)]).astype(np.int8)
+    rate = np.concatenate([np.arange(half), np.arange(half), np.zeros(d_model % 2, np.int64)])
+    return _Columns(kind, rate.astype(np.int64))
 
 
 def _marian_columns(d_model: int) -> _Columns:
@@ -413,7 +472,8 @@ _ALL = (
         base=10000.0,
         first_position=0,
         padding="none",
-        odd="error (the cosine assignment has one slot too few)",
+        odd="error, except d_model = 1 (one sine column): the cosine slice has one slot too "
+        "few, and at width 1 it has none, which broadcasting accepts",
         compute="float32",
         source="pytorch/tutorials: beginner_source/transformer_tutorial.py, PositionalEncoding",
         url="https://github.com/pytorch/tutorials/blob/main/beginner_source/transformer_tutorial.py",
@@ -423,7 +483,7 @@ _ALL = (
         _columns=_interleaved,
         _rates=_paper_rates,
         _angle=_multiply32,
-        _check=_even("paper"),
+        _check=_paper_width,
     ),
     Convention(
         name="tensor2tensor",
@@ -433,8 +493,8 @@ _ALL = (
         base=10000.0,
         first_position=0,
         padding="none",
-        odd="a zero column is appended",
-        compute="float32",
+        odd="a zero column is appended (d_model = 1 gives one zero column)",
+        compute="float32 (the step log(b) / max(d/2 - 1, 1) too: float32 divided by float32)",
         source="tensorflow/tensor2tensor: tensor2tensor/layers/common_attention.py, "
         "get_timing_signal_1d",
         url="https://github.com/tensorflow/tensor2tensor/blob/master/tensor2tensor/layers/"
@@ -442,11 +502,13 @@ _ALL = (
         verified_with=None,
         note="tensor2tensor needs TensorFlow 1 and does not install on current Python; the "
         "divisor is max(d/2 - 1, 1), so d_model = 2 and 3 work. The first position is "
-        "start_index (0 by default).",
+        "start_index (0 by default). Hugging Face's Pegasus-X computes the same table on the "
+        "fly (its step is a float64 division, rounded to float32 once), and is tested.",
         _columns=_fairseq_columns,
-        _rates=_exp_log_rates(_T2T_STEP),
+        _rates=_exp_log_rates(_T2T_STEP, float32_step=_t2t_float32_step),
         _angle=_multiply32,
         _check=_any_width,
+        models=("Pegasus-X",),
     ),
     Convention(
         name="fairseq",
@@ -456,7 +518,7 @@ _ALL = (
         base=10000.0,
         first_position=2,
         padding="row padding_idx (1) is zeros; tokens count from padding_idx + 1",
-        odd="a zero column is appended",
+        odd="a zero column is appended (d_model = 1 gives one zero column)",
         compute="float32",
         source="facebookresearch/fairseq: fairseq/modules/sinusoidal_positional_embedding.py, "
         "SinusoidalPositionalEmbedding.get_embedding (positions from utils.make_positions)",
@@ -465,13 +527,15 @@ _ALL = (
         verified_with=None,
         note="fairseq 0.12.2, the newest release on PyPI, installs but fails to import on "
         "Python 3.11 (a dataclass error in fairseq.dataclass.configs). Hugging Face's M2M100 "
-        "and Speech2Text carry the same get_embedding and are tested instead. "
-        "d_model must be at least 4 (the exponent divides by d/2 - 1).",
+        "and Speech2Text carry the same get_embedding and are tested instead, as is FSMT's "
+        "copy. d_model = 2 and 3 raise ZeroDivisionError (the exponent divides by d/2 - 1); "
+        "d_model = 1 gives a zero column.",
         _columns=_fairseq_columns,
         _rates=_exp_log_rates(_FAIRSEQ_STEP),
         _angle=_multiply32,
-        _check=_at_least("fairseq", 4),
+        _check=_not_two_or_three("fairseq"),
         padding_idx=1,
+        models=("FSMT",),
     ),
     Convention(
         name="m2m100",
@@ -481,7 +545,7 @@ _ALL = (
         base=10000.0,
         first_position=2,
         padding="row padding_idx (pad_token_id, 1) is zeros; tokens count from padding_idx + 1",
-        odd="a zero column is appended",
+        odd="a zero column is appended (d_model = 1 gives one zero column)",
         compute="float32",
         source="huggingface/transformers: src/transformers/models/m2m_100/modeling_m2m_100.py, "
         "M2M100SinusoidalPositionalEmbedding.get_embedding (and the same code in "
@@ -490,12 +554,14 @@ _ALL = (
         "m2m_100/modeling_m2m_100.py",
         verified_with="transformers",
         note="A port of fairseq's module; the table keeps offset = 2 extra rows. "
-        "d_model must be at least 4.",
+        "d_model = 2 and 3 raise ZeroDivisionError; d_model = 1 gives a zero column. XGLM, "
+        "SpeechT5, Kosmos-2 and TrOCR carry the same get_embedding.",
         _columns=_fairseq_columns,
         _rates=_exp_log_rates(_FAIRSEQ_STEP),
         _angle=_multiply32,
-        _check=_at_least("m2m100", 4),
+        _check=_not_two_or_three("m2m100"),
         padding_idx=1,
+        models=("XGLM", "SpeechT5", "Kosmos-2", "TrOCR"),
     ),
     Convention(
         name="marian",
@@ -512,11 +578,13 @@ _ALL = (
         url="https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
         "marian/modeling_marian.py",
         verified_with="transformers",
-        note="The same angles as XLM/DistilBERT, with the cosines moved to the second half.",
+        note="The same angles as XLM/DistilBERT, with the cosines moved to the second half. "
+        "Pegasus and RoFormer carry the same create_weight.",
         _columns=_marian_columns,
         _rates=_power_divisors,
         _angle=_divide64,
         _check=_any_width,
+        models=("Pegasus", "RoFormer"),
     ),
     Convention(
         name="distilbert",
@@ -586,7 +654,7 @@ _ALL = (
     ),
     Convention(
         name="tf_tutorial",
-        title="TensorFlow Transformer tutorial",
+        title="TensorFlow Transformer tutorial, current version (tensorflow/text)",
         layout="concatenated",
         exponent="i/(d/2)",
         base=10000.0,
@@ -598,7 +666,8 @@ _ALL = (
         url="https://github.com/tensorflow/text/blob/master/docs/tutorials/transformer.ipynb",
         verified_with=None,
         note="Tutorial code, not a package: checked against the formula, not run. For even d "
-        "its frequencies equal the paper's; only the layout differs.",
+        "its frequencies equal the paper's; only the layout differs. The older version of the "
+        "tutorial (tensorflow/docs), still widely copied, interleaves: see tf_docs_tutorial.",
         _columns=_tf_tutorial_columns,
         _rates=_tf_tutorial_rates,
         _angle=_multiply64,
@@ -625,6 +694,73 @@ _ALL = (
         _rates=_positional_encodings_rates,
         _angle=_multiply32,
         _check=_any_width,
+    ),
+    Convention(
+        name="tf_docs_tutorial",
+        title="TensorFlow Transformer tutorial, older version (tensorflow/docs)",
+        layout="interleaved",
+        exponent="2i/d",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="the last column is a sine",
+        compute="float64 (numpy), cast to float32",
+        source="tensorflow/docs: site/en/tutorials/text/transformer.ipynb, get_angles and "
+        "positional_encoding (sines written into the even columns, cosines into the odd ones)",
+        url="https://github.com/tensorflow/docs/blob/master/site/en/tutorials/text/"
+        "transformer.ipynb",
+        verified_with=None,
+        note="Tutorial code, not a package: checked against the formula, not run. The same "
+        "table as distilbert (the rates are multiplied here, divided there); the tutorial "
+        "later moved to tensorflow/text and to the concatenated layout of tf_tutorial.",
+        _columns=_interleaved,
+        _rates=_tf_docs_rates,
+        _angle=_multiply64,
+        _check=_any_width,
+    ),
+    Convention(
+        name="musicgen",
+        title="Hugging Face MusicGen (and MusicGen Melody)",
+        layout="concatenated, cosines first",
+        exponent="i/(d/2-1)",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="a zero column is appended (d_model = 1 gives one zero column)",
+        compute="float32",
+        source="huggingface/transformers: src/transformers/models/musicgen/modeling_musicgen.py, "
+        "MusicgenSinusoidalPositionalEmbedding.get_embedding",
+        url="https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
+        "musicgen/modeling_musicgen.py",
+        verified_with="transformers",
+        note="fairseq's frequencies with the halves swapped: cosines in the first half. "
+        "d_model = 2 and 3 raise ZeroDivisionError.",
+        _columns=_cosines_first_columns,
+        _rates=_exp_log_rates(_FAIRSEQ_STEP),
+        _angle=_multiply32,
+        _check=_not_two_or_three("musicgen"),
+    ),
+    Convention(
+        name="flax",
+        title="Flax examples (lm1b, wmt): sinusoidal_init",
+        layout="concatenated",
+        exponent="i/(d/2-1)",
+        base=10000.0,
+        first_position=0,
+        padding="none",
+        odd="the last column stays zero (d_model = 1 gives one zero column)",
+        compute="float64 (numpy), stored as float32",
+        source="google/flax: examples/lm1b/models.py (and examples/wmt/models.py), sinusoidal_init",
+        url="https://github.com/google/flax/blob/main/examples/lm1b/models.py",
+        verified_with=None,
+        note="Example code, not part of the flax package: checked against the formula, not "
+        "run. The frequencies of tensor2tensor and fairseq, computed in float64. d_model = 2 "
+        "and 3 give NaN (0 * inf in the exponent). In decoding, the position is the cache "
+        "index; packed examples pass their own positions.",
+        _columns=_fairseq_columns,
+        _rates=_flax_rates,
+        _angle=_multiply64,
+        _check=_not_two_or_three("flax"),
     ),
 )
 

@@ -217,10 +217,16 @@ def convert(values: Any, source: str | Convention, target: str | Convention) -> 
     if first.padding_idx != second.padding_idx:
         problems.append(f"padding row {first.padding_idx} vs {second.padding_idx}")
     try:
-        mine, theirs = sorted(first.columns(width)), sorted(second.columns(width))
+        source_columns, target_columns = first.columns(width), second.columns(width)
     except ValueError as error:
         problems.append(str(error))
     else:
+        # Sort each side's columns by (function, frequency): equal lists mean a
+        # permutation exists, and the two sort orders give it.
+        source_order = sorted(range(width), key=lambda j: source_columns[j])
+        target_order = sorted(range(len(target_columns)), key=lambda j: target_columns[j])
+        mine = [source_columns[j] for j in source_order]
+        theirs = [target_columns[j] for j in target_order]
         same = len(mine) == len(theirs) and all(
             a[0] == b[0] and np.isclose(a[1], b[1], rtol=1e-12, atol=0)
             for a, b in zip(mine, theirs, strict=True)
@@ -235,4 +241,6 @@ def convert(values: Any, source: str | Convention, target: str | Convention) -> 
             f"in {'; '.join(problems)}. Only the layout (interleaved vs concatenated) is a "
             "permutation; the other differences change the numbers themselves"
         )
-    return convert_layout(array, first.layout, second.layout)
+    permutation = np.empty(width, dtype=np.int64)
+    permutation[target_order] = source_order  # target column j reads source column perm[j]
+    return np.take(array, permutation, axis=-1)

@@ -28,15 +28,17 @@ EPS32 = 2.0**-24
 def columns_of(name: str, d: int) -> list[tuple[str, float]]:
     """(function, frequency) of every column, written from each library's source."""
     half = d // 2
-    if name in ("paper", "distilbert", "keras_hub"):
+    if name in ("paper", "distilbert", "keras_hub", "tf_docs_tutorial"):
         return [("sin" if j % 2 == 0 else "cos", BASE ** (-2 * (j // 2) / d)) for j in range(d)]
     if name == "positional_encodings":
         c = 2 * math.ceil(d / 2)
         return [("sin" if j % 2 == 0 else "cos", BASE ** (-2 * (j // 2) / c)) for j in range(d)]
-    if name in ("fairseq", "m2m100", "whisper", "tensor2tensor"):
+    if name in ("fairseq", "m2m100", "whisper", "tensor2tensor", "flax", "musicgen"):
         step = half - 1 if name != "tensor2tensor" else max(half - 1, 1)
         rates = [BASE ** (-i / step) for i in range(half)]
-        return [("sin", r) for r in rates] + [("cos", r) for r in rates] + [("zero", 0.0)] * (d % 2)
+        sines, cosines = [("sin", r) for r in rates], [("cos", r) for r in rates]
+        halves = cosines + sines if name == "musicgen" else sines + cosines
+        return halves + [("zero", 0.0)] * (d % 2)
     if name == "marian":
         sines = [BASE ** (-2 * k / d) for k in range((d + 1) // 2)]
         cosines = [BASE ** (-2 * k / d) for k in range(d // 2)]
@@ -60,10 +62,13 @@ def expected_table(name: str, positions: np.ndarray, d: int) -> np.ndarray:
 
 
 WIDTHS = {
-    "paper": (2, 8, 64),
-    "tensor2tensor": (2, 3, 8, 63),
-    "fairseq": (4, 7, 64),
-    "m2m100": (4, 9, 64),
+    "paper": (1, 2, 8, 64),
+    "tensor2tensor": (1, 2, 3, 8, 63),
+    "fairseq": (1, 4, 7, 64),
+    "m2m100": (1, 4, 9, 64),
+    "tf_docs_tutorial": (1, 5, 64),
+    "musicgen": (1, 4, 7, 64),
+    "flax": (1, 4, 7, 64),
     "marian": (1, 5, 64),
     "distilbert": (1, 5, 64),
     "whisper": (4, 8, 64),
@@ -117,11 +122,13 @@ def test_first_positions_and_padding_rows():
 @pytest.mark.parametrize(
     ("name", "d_model", "pattern"),
     [
-        ("paper", 7, "even integer >= 2 for the paper convention"),
+        ("paper", 7, "1 or an even integer >= 2 for the paper convention"),
         ("whisper", 9, "even integer >= 4 for the whisper convention"),
         ("whisper", 2, "even integer >= 4"),
-        ("fairseq", 3, ">= 4 for the fairseq convention"),
-        ("m2m100", 2, ">= 4 for the m2m100 convention"),
+        ("fairseq", 3, "1 or at least 4 for the fairseq convention"),
+        ("m2m100", 2, "1 or at least 4 for the m2m100 convention"),
+        ("musicgen", 2, "1 or at least 4 for the musicgen convention"),
+        ("flax", 3, "1 or at least 4 for the flax convention"),
     ],
 )
 def test_widths_a_library_cannot_build_are_refused(name, d_model, pattern):
@@ -189,7 +196,7 @@ def test_linear_layer_weights_follow_the_permutation():
         ("paper", "whisper", r"frequencies \(2i/d vs i/\(d/2-1\)\)"),
         ("m2m100", "whisper", "first position 2 vs 0"),
         ("positional_encodings", "tf_tutorial", "columns at d_model=7"),
-        ("distilbert", "paper", "even integer >= 2 for the paper convention"),
+        ("distilbert", "paper", "1 or an even integer >= 2 for the paper convention"),
     ],
 )
 def test_convert_refuses_what_is_not_a_permutation(source, target, pattern):
@@ -342,6 +349,7 @@ def test_positional_encodings_package(rows, d_model):
 
 LIBRARY_TESTS = {
     "m2m100": "transformers",
+    "musicgen": "transformers",
     "marian": "transformers",
     "distilbert": "transformers",
     "whisper": "transformers",
@@ -357,3 +365,180 @@ def test_library_verification_status(name):
         assert name not in LIBRARY_TESTS
         pytest.skip(f"{name} is checked from source reading only: {convention.note}")
     assert LIBRARY_TESTS[name] == convention.verified_with
+
+
+# ------------------------------------------------------------------ added conventions and widths
+def test_tensor2tensor_divides_in_float32_like_tensorflow():
+    """TF divides float32 log(b) by float32 (n - 1); a float64 division differs at 341 widths."""
+    torch = require("torch", "torch")
+    convention = pe.conventions["tensor2tensor"]
+    differs = 0
+    for d in range(4, 4098, 2):
+        count = d // 2
+        numerator = torch.tensor(math.log(BASE), dtype=torch.float32)
+        step = numerator / torch.tensor(float(max(count - 1, 1)), dtype=torch.float32)
+        steps = torch.arange(count, dtype=torch.float32) * -step
+        expected = torch.exp(steps).double().numpy()
+        got = convention._rates(d, True).astype(np.float64)
+        # float32 exp may differ by an ulp between numpy and torch; the step itself may not
+        np.testing.assert_allclose(got, expected, rtol=2 * EPS32, atol=0)
+        assert pe._conventions._t2t_float32_step(d) == step.item()
+        differs += float(np.float32(math.log(BASE) / max(count - 1, 1))) != step.item()
+    assert differs == 341
+
+
+def test_width_one_builds_what_the_libraries_build():
+    positions = np.arange(6)
+    for name in ("tensor2tensor", "fairseq", "m2m100", "musicgen", "flax"):
+        table = pe.conventions[name].table(positions, 1)
+        assert table.shape == (6, 1)
+        assert not table.any()  # no sine pair: one zero column
+    np.testing.assert_allclose(
+        pe.conventions["paper"].table(positions, 1)[:, 0], np.sin(positions), atol=EPS32
+    )
+
+
+def test_width_one_against_the_libraries():
+    torch = require("torch", "torch")
+    require("transformers", "transformers")
+    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
+
+    theirs = M2M100SinusoidalPositionalEmbedding.get_embedding(6, 1, padding_idx=1).numpy()
+    np.testing.assert_array_equal(theirs, pe.conventions["m2m100"].table(6, 1))
+    # The PyTorch tutorial's PositionalEncoding, written out at d_model = 1
+    position = torch.arange(6).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, 1, 2) * (-math.log(BASE) / 1))
+    table = torch.zeros(6, 1)
+    table[:, 0::2] = torch.sin(position * div_term)
+    table[:, 1::2] = torch.cos(position * div_term)
+    np.testing.assert_array_equal(table.numpy(), pe.conventions["paper"].table(6, 1))
+
+
+def test_tf_docs_tutorial_is_distilbert():
+    for d in (1, 5, 64):
+        a = pe.conventions["tf_docs_tutorial"].table(3000, d)
+        b = pe.conventions["distilbert"].table(3000, d)
+        assert np.abs(a - b).max() <= EPS32
+    table = pe.conventions["tf_docs_tutorial"].table(100, 64)
+    np.testing.assert_array_equal(pe.convert(table, "tf_docs_tutorial", "distilbert"), table)
+
+
+def test_musicgen_converts_to_tensor2tensor_by_swapping_halves():
+    table = pe.conventions["musicgen"].table(50, 8, emulate=False)
+    swapped = pe.convert(table, "musicgen", "tensor2tensor")
+    np.testing.assert_array_equal(swapped, np.concatenate([table[:, 4:], table[:, :4]], axis=1))
+    np.testing.assert_allclose(
+        swapped, pe.conventions["tensor2tensor"].table(50, 8, emulate=False), atol=EPS32
+    )
+
+
+def test_flax_sinusoidal_init_formula():
+    """Flax's examples compute in float64 numpy and store float32 once."""
+    for d in (4, 7, 64):
+        half = d // 2
+        div_term = np.exp(np.arange(half) * (-np.log(BASE) / (half - 1)))
+        expected = np.zeros((300, d), dtype=np.float32)
+        angle = np.arange(300)[:, None] * div_term
+        expected[:, :half] = np.sin(angle)
+        expected[:, half : 2 * half] = np.cos(angle)
+        np.testing.assert_array_equal(pe.conventions["flax"].table(300, d), expected)
+
+
+@pytest.mark.parametrize(("rows", "d_model"), [(1, 4), (50, 5), (300, 64), (2048, 512)])
+def test_musicgen(rows, d_model):
+    require("transformers", "transformers")
+    from transformers.models.musicgen.modeling_musicgen import (
+        MusicgenSinusoidalPositionalEmbedding,
+    )
+
+    convention = pe.conventions["musicgen"]
+    theirs = MusicgenSinusoidalPositionalEmbedding.get_embedding(rows, d_model).numpy()
+    assert_matches(convention, theirs, convention.table(rows, d_model), rows)
+
+
+def _get_embedding(module_path: str, class_name: str):
+    module = importlib.import_module(f"transformers.models.{module_path}")
+    return getattr(module, class_name).get_embedding
+
+
+MODEL_TABLES = {
+    "FSMT": (
+        "fairseq",
+        lambda rows, d: _get_embedding("fsmt.modeling_fsmt", "SinusoidalPositionalEmbedding")(
+            rows, d, 1
+        ),
+    ),
+    "XGLM": (
+        "m2m100",
+        lambda rows, d: _get_embedding("xglm.modeling_xglm", "XGLMSinusoidalPositionalEmbedding")(
+            rows, d, 1
+        ),
+    ),
+    "SpeechT5": (
+        "m2m100",
+        lambda rows, d: _get_embedding(
+            "speecht5.modeling_speecht5", "SpeechT5SinusoidalPositionalEmbedding"
+        )(rows, d, 1),
+    ),
+    "Kosmos-2": (
+        "m2m100",
+        lambda rows, d: _get_embedding(
+            "kosmos2.modeling_kosmos2", "Kosmos2TextSinusoidalPositionalEmbedding"
+        )(rows, d, 1),
+    ),
+    "TrOCR": (
+        "m2m100",
+        lambda rows, d: _get_embedding(
+            "trocr.modeling_trocr", "TrOCRSinusoidalPositionalEmbedding"
+        )(rows, d, 1),
+    ),
+}
+
+
+def _create_weight(module_path: str, class_name: str, rows: int, d: int):
+    module = importlib.import_module(f"transformers.models.{module_path}")
+    return getattr(module, class_name)(rows, d).create_weight()
+
+
+MODEL_TABLES["Pegasus"] = (
+    "marian",
+    lambda rows, d: _create_weight(
+        "pegasus.modeling_pegasus", "PegasusSinusoidalPositionalEmbedding", rows, d
+    ),
+)
+MODEL_TABLES["RoFormer"] = (
+    "marian",
+    lambda rows, d: _create_weight(
+        "roformer.modeling_roformer", "RoFormerSinusoidalPositionalEmbedding", rows, d
+    ),
+)
+
+
+def _pegasus_x(rows: int, d: int):
+    import torch
+    from transformers.models.pegasus_x.modeling_pegasus_x import (
+        PegasusXSinusoidalPositionalEmbedding,
+    )
+
+    return PegasusXSinusoidalPositionalEmbedding(d)(torch.zeros(1, rows, d))[0]
+
+
+MODEL_TABLES["Pegasus-X"] = ("tensor2tensor", _pegasus_x)
+
+
+def test_every_listed_model_is_tested():
+    listed = {model: c.name for c in pe.conventions.values() for model in c.models}
+    assert listed == {model: name for model, (name, _) in MODEL_TABLES.items()}
+
+
+@pytest.mark.parametrize("model", sorted(MODEL_TABLES))
+@pytest.mark.parametrize(("rows", "d_model"), [(50, 5), (300, 64)])
+def test_models_each_preset_covers(model, rows, d_model):
+    require("torch", "torch")
+    require("transformers", "transformers")
+    name, build = MODEL_TABLES[model]
+    if model == "Pegasus-X" and d_model % 2:
+        d_model += 1  # it writes cosines into d // 2 columns from the middle: even widths
+    convention = pe.conventions[name]
+    theirs = build(rows, d_model).detach().numpy()
+    assert_matches(convention, theirs, convention.table(rows, d_model), rows)

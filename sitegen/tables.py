@@ -602,9 +602,12 @@ def conventions_sources() -> str:
             if c.verified_with
             else "**from source reading**"
         )
-        rows.append([f"`{c.name}`", c.title, f"[{c.source}]({c.url})", checked])
+        models = ", ".join(c.models) if c.models else "—"
+        rows.append([f"`{c.name}`", c.title, models, f"[{c.source}]({c.url})", checked])
     return table(
-        ["convention", "used by", "source (file, function)", "checked"], rows, align="llll"
+        ["convention", "used by", "same table in (tested)", "source (file, function)", "checked"],
+        rows,
+        align="lllll",
     )
 
 
@@ -753,3 +756,94 @@ def extrapolation_summary() -> str:
             "were trained."
         )
     return "\n".join(lines)
+
+
+def exponent_ranges(d_models: tuple[int, ...]) -> str:
+    """Compare the slowest frequency and the ratio per pair, paper vs tensor2tensor (b = 10000)."""
+    paper, t2t = pe.conventions["paper"], pe.conventions["tensor2tensor"]
+    rows = []
+    for d in d_models:
+        ours, theirs = paper.frequencies(d), t2t.frequencies(d)
+        rows.append(
+            [
+                d,
+                f"{ours[-1]:.3e}",
+                f"{theirs[-1]:.3e}",
+                f"{ours[1] / ours[0]:.4f}",
+                f"{theirs[1] / theirs[0]:.4f}",
+                f"{ours[-1] / theirs[-1]:.4f}",
+            ]
+        )
+    headers = [
+        "d",
+        "paper: slowest ω",
+        "tensor2tensor: slowest ω",
+        "paper: ratio per pair",
+        "tensor2tensor: ratio per pair",
+        "slowest ω, paper ÷ tensor2tensor",
+    ]
+    return table(headers, rows, align="rrrrrr")
+
+
+def _library_tables(rows: int, d_model: int) -> dict[str, tuple[str, np.ndarray]]:
+    """Each runnable library's own table (rows 0 .. rows-1), by convention name."""
+    import torch
+    from positional_encodings.torch_encodings import PositionalEncoding1D
+    from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
+    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
+    from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
+    from transformers.models.musicgen.modeling_musicgen import (
+        MusicgenSinusoidalPositionalEmbedding,
+    )
+    from transformers.models.whisper.modeling_whisper import sinusoids
+
+    distilbert = torch.empty(rows, d_model)
+    create_sinusoidal_embeddings(rows, d_model, distilbert)
+    return {
+        "m2m100": (
+            "M2M100SinusoidalPositionalEmbedding.get_embedding",
+            M2M100SinusoidalPositionalEmbedding.get_embedding(rows, d_model, 1).numpy(),
+        ),
+        "marian": (
+            "MarianSinusoidalPositionalEmbedding.create_weight",
+            MarianSinusoidalPositionalEmbedding(rows, d_model).create_weight().numpy(),
+        ),
+        "distilbert": ("create_sinusoidal_embeddings", distilbert.numpy()),
+        "whisper": ("sinusoids", sinusoids(rows, d_model).numpy()),
+        "musicgen": (
+            "MusicgenSinusoidalPositionalEmbedding.get_embedding",
+            MusicgenSinusoidalPositionalEmbedding.get_embedding(rows, d_model).numpy(),
+        ),
+        "positional_encodings": (
+            "PositionalEncoding1D",
+            PositionalEncoding1D(d_model)(torch.zeros(1, rows, d_model))[0].numpy(),
+        ),
+    }
+
+
+@cached_markdown
+def convention_bit_equality(rows: int = 2048, d_model: int = 512) -> str:
+    """How many entries of each emulated table equal the library's own, bit for bit."""
+    angle_rounding = 2.0**-24 * (rows - 1)  # one float32 rounding of the largest angle
+    lines = []
+    for name, (function, theirs) in _library_tables(rows, d_model).items():
+        ours = pe.conventions[name].table(rows, d_model)
+        equal = float(np.mean(ours == theirs))
+        difference = float(np.abs(ours.astype(np.float64) - theirs.astype(np.float64)).max())
+        lines.append(
+            [
+                f"`{name}`",
+                f"`{function}`",
+                f"{100 * equal:.2f}%",
+                f"{difference:.1e}",
+                f"{difference / angle_rounding:.2f}",
+            ]
+        )
+    headers = [
+        "convention",
+        "library function",
+        "entries bit-equal",
+        "largest difference",
+        "in float32 roundings of the largest angle",
+    ]
+    return table(headers, lines, align="llrrr")

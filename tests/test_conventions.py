@@ -542,3 +542,21 @@ def test_models_each_preset_covers(model, rows, d_model):
     convention = pe.conventions[name]
     theirs = build(rows, d_model).detach().numpy()
     assert_matches(convention, theirs, convention.table(rows, d_model), rows)
+
+
+def test_float64_libraries_are_bit_equal_and_float32_ones_mostly():
+    """What the conventions page says of its generated bit-equality table."""
+    require("torch", "torch")
+    require("transformers", "transformers")
+    require("positional_encodings", "positional-encodings")
+    from sitegen.tables import _library_tables
+
+    for name, (_, theirs) in _library_tables(512, 64).items():
+        ours = pe.conventions[name].table(512, 64)
+        share = np.mean(ours == theirs)
+        if pe.conventions[name].compute.startswith("float64"):
+            assert share == 1.0
+        else:
+            assert share > 0.5
+        # within one float32 rounding of the largest angle
+        assert np.abs(ours.astype(np.float64) - theirs).max() <= 511 * EPS32

@@ -80,3 +80,35 @@ def test_errors(kwargs, error, pattern):
 def test_bucket_errors():
     with pytest.raises(TypeError, match="relative_position must be an integer tensor"):
         relative_position_bucket(torch.zeros(3))
+
+
+@pytest.mark.parametrize(
+    ("bidirectional", "max_distance"), [(True, 8), (True, 4), (False, 16), (False, 10)]
+)
+def test_small_max_distance_stays_in_range_where_t5_does_not(bidirectional, max_distance):
+    transformers_t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    offsets = torch.arange(-40, 41)
+    theirs = transformers_t5.T5Attention._relative_position_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=32, max_distance=max_distance
+    )
+    assert int(theirs.min()) < 0  # T5's formula leaves the table's range here
+    ours = relative_position_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=32, max_distance=max_distance
+    )
+    half = 16 if bidirectional else 32
+    distance = offsets.abs() if bidirectional else (-offsets).clamp(min=0)
+    direction = (offsets > 0).long() * 16 if bidirectional else 0
+    assert torch.equal(ours, direction + distance.clamp(max=half - 1))
+
+
+@pytest.mark.parametrize(("bidirectional", "max_distance"), [(True, 9), (False, 17), (True, 128)])
+def test_matches_t5_when_max_distance_exceeds_the_exact_buckets(bidirectional, max_distance):
+    transformers_t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    offsets = torch.arange(-300, 301)
+    theirs = transformers_t5.T5Attention._relative_position_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=32, max_distance=max_distance
+    )
+    ours = relative_position_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=32, max_distance=max_distance
+    )
+    assert torch.equal(ours, theirs)

@@ -46,7 +46,15 @@ def relative_position_bucket(
     num_buckets : int, default 32
         Number of buckets (at least 2; 4 when bidirectional).
     max_distance : int, default 128
-        Offsets this far or farther share the last bucket of their direction.
+        Offsets this far or farther share the last bucket of their direction,
+        provided ``max_distance`` exceeds the number of exact buckets
+        (``num_buckets // 4`` when `bidirectional`, else ``num_buckets // 2``).
+        At or below that, the logarithmic part has no room: T5's own formula
+        then divides by ``log(max_distance / exact) <= 0`` and returns buckets
+        outside ``[0, num_buckets)`` (huge negative integers when they are
+        equal). Here each distance gets its own bucket up to the last bucket of
+        its direction, which the farther ones share, and `max_distance` plays
+        no part.
 
     Returns
     -------

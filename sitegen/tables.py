@@ -835,7 +835,7 @@ def convention_bit_equality(rows: int = 2048, d_model: int = 512) -> str:
                 f"`{name}`",
                 f"`{function}`",
                 f"{100 * equal:.2f}%",
-                f"{difference:.1e}",
+                "0" if difference == 0 else f"{difference:.1e}",
                 f"{difference / angle_rounding:.2f}",
             ]
         )

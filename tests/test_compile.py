@@ -15,6 +15,7 @@ from pe.nn import (
     LearnedPositionalEmbedding,
     RelativePositionBias,
     SinusoidalPositionalEncoding,
+    sinusoidal,
 )
 
 
@@ -80,3 +81,17 @@ def test_explicit_positions_under_compile_are_checked(module):
     assert torch.equal(compiled(x, positions=positions), module(x, positions=positions))
     with pytest.raises(RuntimeError, match=r"positions must lie in \[0, 16\)"):
         compiled(x, positions=positions + 1)
+
+
+def test_torch_sinusoidal_of_a_position_tensor_compiles():
+    # what a rotary module calls: the exact table for traced positions, as one op
+    def table(positions):
+        return sinusoidal(positions, 16, dtype=torch.float64)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(table, fullgraph=True, backend="eager")
+    positions = torch.tensor([[0, 5, 2**20], [-3, 7, 9]])
+    assert torch.equal(compiled(positions), table(positions))
+    np.testing.assert_allclose(
+        compiled(positions).numpy(), float64_table(positions.numpy(), 16), atol=1e-12, rtol=0
+    )

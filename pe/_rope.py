@@ -92,6 +92,13 @@ class RopeFrequencies(NamedTuple):
     attention_factor : float
         The number cos and sin are multiplied by (1.0 for most rules); it
         scales every attention logit by its square.
+
+    Examples
+    --------
+    >>> import pe
+    >>> frequencies, attention_factor = pe.rope_frequencies(4)
+    >>> frequencies, attention_factor
+    (array([1.  , 0.01]), 1.0)
     """
 
     frequencies: NDArray[np.float64]

@@ -276,32 +276,51 @@ def published_table() -> str:
     )
 
 
-def bands(entry: Published, seq_len: int | None = None) -> str:
-    """How many pairs a rule keeps, divides by the factor, or blends, for one model."""
-    config = entry.config
-    head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
-    plain = pe.rope_frequencies(
-        head_dim,
-        base=float(config.get("rope_theta", 10000.0)),
-        partial_rotary_factor=config.get("partial_rotary_factor", 1.0),
-    ).frequencies
-    scaled = frequencies_of(entry, seq_len).frequencies
-    ratio = plain / scaled  # how many times slower each pair now turns
-    factor = float((config.get("rope_scaling") or {}).get("factor", 1.0))
-    kept = int(np.sum(np.isclose(ratio, 1.0, rtol=1e-9)))
-    divided = int(np.sum(np.isclose(ratio, factor, rtol=1e-9)))
-    blended = ratio.size - kept - divided
-    original = (config.get("rope_scaling") or {}).get(
-        "original_max_position_embeddings", config.get("max_position_embeddings")
-    )
-    wavelengths = 2 * math.pi / plain
-    trained = int(np.sum(wavelengths < original))
-    rows = [
-        ["pairs", ratio.size],
-        [f"pairs with a full turn inside {original:,} positions", trained],
-        ["kept (ratio 1)", kept],
-        [f"divided by the factor {number(factor, 2)}", divided],
-        ["in between", blended],
-        ["largest slow-down", number(float(ratio.max()), 3)],
+def band_table(models: tuple[str, ...], seq_len: int | None = None) -> str:
+    """Per model: pairs kept, divided by the factor, and in between (columns = models)."""
+    columns = []
+    for model in models:
+        entry = by_model(model)
+        config = entry.config
+        head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+        plain = pe.rope_frequencies(
+            head_dim,
+            base=float(config.get("rope_theta", 10000.0)),
+            partial_rotary_factor=config.get("partial_rotary_factor", 1.0),
+        ).frequencies
+        scaling = config.get("rope_scaling") or {}
+        result = frequencies_of(entry, seq_len)
+        ratio = plain / result.frequencies  # how many times slower each pair turns
+        factor = float(scaling.get("factor", 1.0))
+        kept = int(np.sum(np.isclose(ratio, 1.0, rtol=1e-9)))
+        divided = int(np.sum(np.isclose(ratio, factor, rtol=1e-9)))
+        original = scaling.get(
+            "original_max_position_embeddings", config["max_position_embeddings"]
+        )
+        turned = int(np.sum(2 * math.pi / plain < original))
+        columns.append(
+            [
+                f"`{entry.rule}`",
+                number(factor, 2),
+                f"{original:,}",
+                ratio.size,
+                turned,
+                kept,
+                divided,
+                ratio.size - kept - divided,
+                number(result.attention_factor, 4),
+            ]
+        )
+    labels = [
+        "rule",
+        "factor s",
+        "trained context L",
+        "pairs",
+        "pairs with a full turn within L",
+        "kept (slow-down 1)",
+        "divided by s",
+        "in between",
+        "attention factor",
     ]
-    return table(["", entry.model], rows, align="lr")
+    rows = [[label, *(column[i] for column in columns)] for i, label in enumerate(labels)]
+    return table(["", *models], rows, align="l" + "r" * len(models))

@@ -9,8 +9,10 @@ the same data, so what it shows is what is tested.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -324,3 +326,75 @@ def band_table(models: tuple[str, ...], seq_len: int | None = None) -> str:
     ]
     rows = [[label, *(column[i] for column in columns)] for i, label in enumerate(labels)]
     return table(["", *models], rows, align="l" + "r" * len(models))
+
+
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "rope.json"
+
+
+def _results() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(RESULTS.read_text())
+    return data
+
+
+def _bucket_label(bucket: list[int]) -> str:
+    return f"{bucket[0]:,} – {bucket[1] - 1:,}"
+
+
+def cache_accuracy() -> str:
+    """Tabulate the float32 cos/sin caches against mpmath, by range of positions."""
+    data = _results()
+    first = data["accuracy"][0]
+    headers = [
+        "positions",
+        *(f"{case['case']}: {who}" for case in data["accuracy"] for who in ("pe", "transformers")),
+    ]
+    rows = []
+    for index, bucket in enumerate(first["buckets"]):
+        row: list[object] = [_bucket_label(bucket)]
+        for case in data["accuracy"]:
+            row.append(f"{case['ours_max_error_by_bucket'][index]:.1e}")
+            row.append(f"{case['transformers_max_error_by_bucket'][index]:.1e}")
+        rows.append(row)
+    return table(headers, rows, align="l" + "r" * (len(headers) - 1))
+
+
+def low_precision_table() -> str:
+    """Largest cosine error of bfloat16 / float16 tables, by where the rounding happens."""
+    case = _results()["accuracy"][0]
+    headers = ["dtype", "where the rounding happens", *(_bucket_label(b) for b in case["buckets"])]
+    rows = [
+        [
+            entry["dtype"],
+            entry["where"],
+            *(f"{value:.2g}" for value in entry["max_error_by_bucket"]),
+        ]
+        for entry in case["low_precision"]
+    ]
+    return table(headers, rows, align="ll" + "r" * len(case["buckets"]))
+
+
+def speed_table() -> str:
+    """Median time to rotate the benchmark's query and key, and ratios, from one run."""
+    speed = _results()["speed"]
+    ours = speed["median_ms"]["pe eager (cached table)"]
+    rows = [
+        [name, number(value, 1), number(value / ours, 2)]
+        for name, value in sorted(speed["median_ms"].items(), key=lambda item: -item[1])
+    ]
+    return table(["implementation", "median ms", "× pe eager"], rows, align="lrr")
+
+
+def bench_facts() -> dict[str, Any]:
+    """Numbers the prose quotes from the committed run."""
+    data = _results()
+    speed = data["speed"]
+    return {
+        "ours_max": max(case["ours_max_error"] for case in data["accuracy"]),
+        "theirs_max": max(case["transformers_max_error"] for case in data["accuracy"]),
+        "fp16_1857": data["accuracy"][0]["float16_angles_error_at_1857"],
+        "vs_eager": speed["speedup_vs_transformers_eager"],
+        "vs_compiled": speed["speedup_vs_transformers_compiled"],
+        "q_shape": tuple(speed["q_shape"]),
+        "k_shape": tuple(speed["k_shape"]),
+        "machine": f"{data['machine']['cpu']}, {data['machine']['threads_used']} threads",
+    }

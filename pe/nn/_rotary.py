@@ -433,7 +433,8 @@ class RotaryEmbedding(nn.Module):
             )
         else:
             first, second = values[..., :half], values[..., half : self.rotary_dim]
-        if compiling:  # one fused kernel after compilation
+        if compiling or (torch.is_grad_enabled() and x.requires_grad):
+            # Traceable and differentiable: four products, one kernel after compilation.
             turned_first = first * cos - second * sin
             turned_second = first * sin + second * cos
             if self.layout == "interleaved":
@@ -442,7 +443,7 @@ class RotaryEmbedding(nn.Module):
                 turned = torch.cat((turned_first, turned_second), dim=-1)
             out = torch.cat((turned, values[..., self.rotary_dim :]), dim=-1)
             return out.to(x.dtype)
-        # Eager: write each half once, straight into the result.
+        # Eager inference: write each half once, straight into the result.
         out = torch.empty(values.shape, dtype=compute, device=x.device)
         if self.layout == "interleaved":
             out_first, out_second = (

@@ -73,6 +73,7 @@ test: lint
 bench: $(STAMP) extrapolation
 	$(BIN)/python benchmarks/table.py
 	$(BIN)/python benchmarks/modes.py
+	$(BIN)/python benchmarks/rope.py
 	$(BIN)/python tools/readme.py
 
 # The position-method comparison: trains one tiny model per method (about a minute).

@@ -25,6 +25,7 @@ from pe._properties import (
     uniqueness,
     value_range,
 )
+from pe._rope import RopeFrequencies, rope_frequencies
 from pe._rotation import rotation_blocks, rotation_matrix
 from pe._similarity import Measure, closest_return, pair_distance, similarity
 from pe._table import PrecisionWarning, sinusoidal
@@ -36,6 +37,7 @@ __all__ = [
     "MAX_POSITION",
     "Measure",
     "PrecisionWarning",
+    "RopeFrequencies",
     "Uniqueness",
     "alibi_slopes",
     "angles",
@@ -50,6 +52,7 @@ __all__ = [
     "norm_deviation",
     "pair_distance",
     "permute_input_weight",
+    "rope_frequencies",
     "rotation_blocks",
     "rotation_error",
     "rotation_matrix",

@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -152,3 +153,278 @@ def test_checkpoint_conversion_permutes_each_heads_projection_rows():
         atol=1e-4,
         rtol=1e-5,
     )
+
+
+# --- scaling, the cached table, position ids, compile ------------------------------------
+
+LLAMA31 = {
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "max_position_embeddings": 131072,
+    "rope_theta": 500000.0,
+    "rope_scaling": {
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+        "rope_type": "llama3",
+    },
+}
+
+
+def test_table_is_within_half_a_float32_unit_of_mpmath():
+    mpmath = pytest.importorskip("mpmath")
+    rope = RotaryEmbedding.from_config(LLAMA31)
+    positions = torch.tensor([0, 1, 1857, 100_000, 2**20 - 1])
+    cos, sin = rope._cos_sin(positions, torch.float32)
+    worst = 0.0
+    for row, p in enumerate(positions.tolist()):
+        for i in (0, 1, 17, 40, 63):
+            angle = mpmath.mpf(p) * mpmath.mpf(float(rope.frequencies[i]))
+            worst = max(worst, abs(float(cos[row, i]) - float(mpmath.cos(angle))))
+            worst = max(worst, abs(float(sin[row, i]) - float(mpmath.sin(angle))))
+    assert worst <= 2**-25  # half a float32 unit at 1.0
+
+
+def test_table_is_cached_per_device_and_dtype_and_grows_by_powers_of_two():
+    rope = RotaryEmbedding(8)
+    x = torch.randn(1, 300, 8)
+    rope.rotate(x)
+    cos, _ = rope._tables[("cpu", torch.float32)]
+    assert cos.shape == (512, 4)
+    rope.rotate(x, offset=100)  # fits: the same table object
+    assert rope._tables[("cpu", torch.float32)][0] is cos
+    rope.rotate(x.double())
+    assert set(rope._tables) == {("cpu", torch.float32), ("cpu", torch.float64)}
+    rope.rotate(x, offset=300)
+    assert rope._tables[("cpu", torch.float32)][0].shape == (1024, 4)
+
+
+def test_casting_the_module_does_not_round_the_frequencies():
+    rope = RotaryEmbedding.from_config(LLAMA31).to(torch.bfloat16)
+    assert rope._frequencies64.dtype == torch.float64
+    assert list(rope.buffers()) == []
+
+
+@pytest.mark.parametrize(
+    "config_name", ["Qwen2.5 7B Instruct", "Phi-3.5 mini instruct", "Llama 3.1 8B", "Phi-2"]
+)
+def test_matches_transformers_rotary_module_end_to_end(config_name):
+    llama = pytest.importorskip("transformers.models.llama.modeling_llama")
+    rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
+    from test_rope_scaling import transformers_frequencies
+
+    from sitegen.rope import by_model
+
+    entry = by_model(config_name)
+    rope = RotaryEmbedding.from_config(entry.config)
+    seq = 300
+    positions = torch.arange(4000, 4000 + seq)  # Phi-3.5: past 4096, the long factors
+    inv_freq, attention, _ = transformers_frequencies(
+        entry, entry.config["max_position_embeddings"]
+    )
+    angles = positions.double()[:, None] * torch.from_numpy(inv_freq)[None, :]
+    emb = torch.cat((angles, angles), dim=-1)[None]
+    cos, sin = emb.cos() * attention, emb.sin() * attention
+    torch.manual_seed(5)
+    q, k = torch.randn(1, 2, seq, rope.head_dim), torch.randn(1, 2, seq, rope.head_dim)
+    rotated = rope.rotary_dim
+    q_ref, k_ref = llama.apply_rotary_pos_emb(
+        q[..., :rotated].double(), k[..., :rotated].double(), cos, sin
+    )
+    q_ours, k_ours = rope(q, k, q_positions=positions, k_positions=positions)
+    # Their frequencies are float32: at position 4300 the angle can differ by 4300 * 1e-6 * theta.
+    tolerance = 4300 * 1.3e-6 * 4 + 1e-5
+    torch.testing.assert_close(q_ours[..., :rotated].double(), q_ref, atol=tolerance, rtol=0)
+    torch.testing.assert_close(k_ours[..., :rotated].double(), k_ref, atol=tolerance, rtol=0)
+    torch.testing.assert_close(q_ours[..., rotated:], q[..., rotated:], atol=0, rtol=0)
+    assert rope_utils  # the rule functions were the reference
+
+
+def test_attention_factor_scales_every_rotated_vector():
+    yarn = {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 256}
+    rope = RotaryEmbedding(32, scaling=yarn)
+    x = torch.randn(3, 40, 32)
+    expected = (1 + 0.1 * math.log(16.0)) * x.norm(dim=-1)
+    torch.testing.assert_close(rope.rotate(x).norm(dim=-1), expected)
+
+
+def test_partial_rotary_rotates_the_first_dimensions_only():
+    torch.manual_seed(6)
+    partial = RotaryEmbedding(80, layout="half", partial_rotary_factor=0.4)
+    full = RotaryEmbedding(32, layout="half")
+    x = torch.randn(2, 9, 80)
+    out = partial.rotate(x, offset=7)
+    torch.testing.assert_close(out[..., :32], full.rotate(x[..., :32], offset=7), atol=0, rtol=0)
+    torch.testing.assert_close(out[..., 32:], x[..., 32:], atol=0, rtol=0)
+
+
+def test_batch_seq_position_ids_are_shared_by_the_heads_even_when_batch_equals_heads():
+    torch.manual_seed(7)
+    rope = RotaryEmbedding(16, layout="half")
+    batch = heads = 3
+    x = torch.randn(batch, heads, 5, 16)
+    positions = torch.tensor([[0, 1, 2, 3, 4], [10, 11, 12, 13, 14], [100, 101, 102, 103, 104]])
+    out = rope.rotate(x, positions=positions)
+    for b in range(batch):  # row b of the batch: every head at positions[b]
+        torch.testing.assert_close(
+            out[b], rope.rotate(x[b], positions=positions[b]), atol=0, rtol=0
+        )
+    # Broadcasting (batch, seq) against (heads, seq), the old behaviour, is another result:
+    wrong = torch.stack([rope.rotate(x[:, h], positions=positions[h]) for h in range(heads)], dim=1)
+    assert (out - wrong).abs().max() > 0.1
+    # The full broadcast shape says the same thing explicitly.
+    torch.testing.assert_close(rope.rotate(x, positions=positions[:, None, :]), out, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "positions_shape", "message"),
+    [
+        ((2, 3, 5, 8), (4, 5), "ambiguous"),
+        ((2, 3, 4, 5, 8), (2, 3, 5), "ambiguous"),
+        ((2, 5, 8), (5, 2), "end in the sequence length 5"),
+        ((5, 8), (2, 5), "ambiguous"),
+    ],
+)
+def test_ambiguous_position_shapes_raise(x_shape, positions_shape, message):
+    rope = RotaryEmbedding(8)
+    with pytest.raises(ValueError, match=message):
+        rope.rotate(torch.zeros(x_shape), positions=torch.zeros(positions_shape, dtype=torch.long))
+
+
+def test_float_positions_raise():
+    with pytest.raises(TypeError, match="integer tensor"):
+        RotaryEmbedding(8).rotate(torch.zeros(5, 8), positions=torch.arange(5.0))
+
+
+def test_from_config_reads_published_configs():
+    from sitegen.rope import by_model, frequencies_of
+
+    phi = by_model("Phi-3.5 mini instruct")
+    rope = RotaryEmbedding.from_config(phi.config)
+    long = frequencies_of(phi, 131072)
+    np.testing.assert_array_equal(rope.frequencies, long.frequencies)
+    assert rope.attention_factor == long.attention_factor
+    deepseek = RotaryEmbedding.from_config(
+        {**by_model("DeepSeek-V3").config, "qk_rope_head_dim": 64}
+    )
+    assert deepseek.rotary_dim == 64
+    neox = RotaryEmbedding.from_config(
+        {"hidden_size": 512, "num_attention_heads": 8, "rotary_pct": 0.25}
+    )
+    assert neox.rotary_dim == 16
+    transformers5 = {
+        "head_dim": 64,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 123456.0},
+    }
+    assert RotaryEmbedding.from_config(transformers5).base == 123456.0
+    with pytest.raises(ValueError, match="head_dim, or hidden_size"):
+        RotaryEmbedding.from_config({"rope_theta": 10000.0})
+
+
+# --8<-- [start:decode]
+def prefill_and_decode_scores(rope, q, k, prompt):
+    """Scores of every query against every key: all at once, and one token at a time."""
+    q_all, k_all = rope(q, k)
+    at_once = q_all @ k_all.transpose(-1, -2)
+    keys = [rope.rotate(k[..., :prompt, :])]  # the prefill fills the cache
+    rows = [rope.rotate(q[..., :prompt, :]) @ keys[0].transpose(-1, -2)]
+    for t in range(prompt, q.shape[-2]):  # then one token at a time, offset = cached length
+        q_t, k_t = rope(q[..., t : t + 1, :], k[..., t : t + 1, :], offset=t)
+        keys.append(k_t)
+        rows.append(q_t @ torch.cat(keys, dim=-2).transpose(-1, -2))
+    return at_once, rows
+
+
+# --8<-- [end:decode]
+
+
+def test_dynamic_scaling_is_the_same_in_prefill_and_in_decoding():
+    torch.manual_seed(8)
+    config = {
+        "head_dim": 32,
+        "num_attention_heads": 2,
+        "max_position_embeddings": 16,
+        "rope_scaling": {"type": "dynamic", "factor": 4.0},
+    }
+    rope = RotaryEmbedding.from_config(config, seq_len=64)
+    q, k = torch.randn(1, 2, 40, 32), torch.randn(1, 2, 40, 32)
+    at_once, rows = prefill_and_decode_scores(rope, q, k, prompt=10)
+    for t, row in enumerate(rows[1:], start=10):
+        torch.testing.assert_close(row[..., 0, :], at_once[..., t, : t + 1], atol=1e-5, rtol=1e-5)
+
+    # The other choice (transformers'): frequencies from the length of each call.
+    def per_call(length):
+        return RotaryEmbedding.from_config(config, seq_len=length)
+
+    grown = per_call(40)
+    q_all, k_all = grown(q, k)
+    keys = per_call(10).rotate(k[..., :10, :])  # cached at prefill, with the frequencies for 10
+    q_last = grown.rotate(q[..., 39:40, :], offset=39)
+    mismatch = (
+        q_last @ keys.transpose(-1, -2) - (q_all @ k_all.transpose(-1, -2))[..., 39:40, :10]
+    ).abs()
+    assert mismatch.max() > 0.5
+
+
+def test_left_padding_and_a_cache_offset_give_the_prefill_scores():
+    from pe.nn import position_ids
+
+    torch.manual_seed(9)
+    rope = RotaryEmbedding.from_config(LLAMA31 | {"head_dim": 16})
+    ids = torch.tensor([[0, 0, 5, 6, 7, 8], [5, 6, 7, 8, 9, 10]])  # row 0 left-padded (pad id 0)
+    positions = position_ids(ids, pad_id=0)
+    q, k = torch.randn(2, 4, 6, 16), torch.randn(2, 4, 6, 16)
+    q_all, k_all = rope(q, k, q_positions=positions, k_positions=positions)
+    # Prefill the first 5 tokens, then decode the 6th at its own position per row.
+    cache = rope.rotate(k[..., :5, :], positions=positions[:, :5])
+    step = positions[:, 5:]
+    q_t, k_t = rope(q[..., 5:, :], k[..., 5:, :], q_positions=step, k_positions=step)
+    decoded = q_t @ torch.cat((cache, k_t), dim=-2).transpose(-1, -2)
+    torch.testing.assert_close(
+        decoded, (q_all @ k_all.transpose(-1, -2))[..., 5:, :], atol=1e-5, rtol=1e-5
+    )
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+def test_compiles_with_fullgraph(backend):
+    torch._dynamo.reset()
+    rope = RotaryEmbedding(
+        16,
+        layout="half",
+        scaling={"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64},
+        partial_rotary_factor=0.5,
+    )
+    q, k = torch.randn(2, 3, 10, 16), torch.randn(2, 3, 10, 16)
+    positions = torch.arange(10).repeat(2, 1) + torch.tensor([[0], [5]])
+    compiled = torch.compile(rope, fullgraph=True, backend=backend)
+    for kwargs in ({"q_positions": positions, "k_positions": positions}, {"offset": 3}):
+        expected = rope(q, k, **kwargs)
+        got = compiled(q, k, **kwargs)
+        for ours, reference in zip(got, expected, strict=True):
+            torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-6)
+
+
+def test_exports():
+    rope = RotaryEmbedding.from_config(LLAMA31 | {"head_dim": 16})
+    q, k = torch.randn(1, 2, 7, 16), torch.randn(1, 2, 7, 16)
+    positions = torch.arange(3, 10)[None]
+    program = torch.export.export(
+        rope, (q, k), {"q_positions": positions, "k_positions": positions}
+    )
+    got = program.module()(q, k, q_positions=positions, k_positions=positions)
+    expected = rope(q, k, q_positions=positions, k_positions=positions)
+    for ours, reference in zip(got, expected, strict=True):
+        torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-6)
+
+
+def test_gradients_flow_and_match_the_inference_path():
+    torch.manual_seed(10)
+    rope = RotaryEmbedding(16, layout="half", partial_rotary_factor=0.5)
+    x = torch.randn(2, 5, 16, requires_grad=True)
+    out = rope.rotate(x, offset=3)
+    with torch.no_grad():
+        torch.testing.assert_close(out, rope.rotate(x, offset=3), atol=1e-6, rtol=1e-6)
+    out.square().sum().backward()
+    # A rotation keeps norms, so the gradient of |Rx|^2 is 2x.
+    torch.testing.assert_close(x.grad, 2 * x.detach(), atol=1e-5, rtol=1e-5)

@@ -22,7 +22,7 @@ END = "<!-- figures:end -->"
 MIB = 2**20
 
 
-_MAKE = {"table": "bench", "timing": "timing", "weight": "weight"}
+_MAKE = {"table": "bench", "timing": "timing", "weight": "weight", "rope": "bench"}
 
 
 def _load(name: str) -> dict[str, Any] | None:
@@ -73,6 +73,26 @@ def _table_rows(table: dict[str, Any]) -> list[str]:
     ]
 
 
+def _rope_rows(rope: dict[str, Any]) -> list[str]:
+    cases = rope["accuracy"]
+    speed = rope["speed"]
+    ms = speed["median_ms"]
+    accuracy = "; ".join(
+        f"{case['case']}: `pe` {case['ours_max_error']:.1e}, transformers "
+        f"{case['transformers_max_error']:.1e}"
+        for case in cases
+    )
+    return [
+        f"| RoPE cos/sin cache, float32, positions to 2^20 (head_dim {rope['head_dim']}, "
+        f"base {rope['base']:g}) | largest error against mpmath: {accuracy} | `make bench` |",
+        f"| RoPE on q {tuple(speed['q_shape'])} and k {tuple(speed['k_shape'])} "
+        f"| `pe` {ms['pe eager (cached table)']:.0f} ms eager "
+        f"({speed['speedup_vs_transformers_eager']:.1f}× transformers eager, "
+        f"{speed['speedup_vs_transformers_compiled']:.1f}× transformers compiled; "
+        f"targets 1.5× and 1×), {ms['pe compiled']:.0f} ms compiled | `make bench` |",
+    ]
+
+
 def _timing_rows(timing: dict[str, Any]) -> list[str]:
     targets = timing["targets"]
     links = timing["links_checked"]
@@ -114,7 +134,12 @@ def _weight_rows(weight: dict[str, Any]) -> list[str]:
 
 def render() -> str:
     """Return the generated part of the Development section."""
-    rows = {"table": _table_rows, "timing": _timing_rows, "weight": _weight_rows}
+    rows = {
+        "table": _table_rows,
+        "rope": _rope_rows,
+        "timing": _timing_rows,
+        "weight": _weight_rows,
+    }
     loaded = {name: _load(name) for name in rows}
     body = []
     for name, make_rows in rows.items():

@@ -11,18 +11,24 @@ Two layouts are in use. *Interleaved* pairs dimensions $(2i, 2i+1)$ (RoFormer,
 GPT-J); *half* pairs $(i, i + d/2)$ (GPT-NeoX, LLaMA). They are the same
 rotation after a fixed permutation of the head dimensions
 (`convert_rotary_layout`).
+
+Long contexts change the frequencies by a scaling rule (`pe.rope_frequencies`):
+the module takes the same ``scaling`` dict as a model's ``config.json``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
 from pe._layout import layout_permutation
-from pe._validation import check_base, check_d_model, check_offset
+from pe._rope import rope_frequencies
+from pe._validation import MAX_POSITION, check_offset
 from pe.nn._common import check_layout_choice
-from pe.nn._sinusoidal import sinusoidal
 
 __all__ = ["RotaryEmbedding", "convert_rotary_layout"]
 
@@ -71,32 +77,94 @@ def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     return x[..., torch.from_numpy(np.asarray(perm)).to(x.device)]
 
 
+_TABLE_MIN = 256  # shortest table kept; tables grow to the next power of two
+_TABLE_DIRECT = 1 << 16  # positions above this, and sparse, are computed directly
+
+
+def _compiling() -> bool:
+    """Tell whether dynamo or torch.export is tracing (no cache, no host sync then)."""
+    return bool(torch.compiler.is_compiling() or torch.compiler.is_exporting())
+
+
+def _config_value(config: Mapping[str, Any], scaling: Mapping[str, Any], key: str) -> Any:
+    """Return a setting from the top level of a config, or else from its scaling dict."""
+    value = config.get(key)
+    return scaling.get(key) if value is None else value
+
+
 class RotaryEmbedding(nn.Module):
-    r"""Rotate queries and keys by their positions (no parameters, no table kept).
+    r"""Rotate queries and keys by their positions, with any RoPE scaling rule.
 
     Parameters
     ----------
     head_dim : int
         Size of each head's query and key vectors; a positive even integer.
     base : float, default 10000.0
-        The base $b$ of the frequencies $\theta_i = b^{-2i/d}$.
+        The base $b$ of the frequencies $\theta_i = b^{-2i/d}$ (``rope_theta``).
     layout : {"interleaved", "half"}, default "interleaved"
-        Which dimensions form a rotated pair (see `convert_rotary_layout`).
+        Which dimensions form a rotated pair (see `convert_rotary_layout`);
+        Hugging Face's Llama-style models use ``"half"``.
+    scaling : dict, optional
+        A config's ``rope_scaling`` / ``rope_parameters`` dict: see
+        `pe.rope_frequencies` for the rules and their keys.
+    max_position_embeddings : int, optional
+        The config's ``max_position_embeddings``, read by the ``dynamic`` and
+        ``longrope`` rules (and ``yarn`` without
+        ``original_max_position_embeddings``).
+    partial_rotary_factor : float, default 1.0
+        Fraction of each head that is rotated: the first
+        ``int(head_dim * partial_rotary_factor)`` dimensions; the rest pass
+        through unchanged.
+    seq_len : int, optional
+        The length the frequencies are fixed for, read by the two rules that
+        depend on the length (``dynamic``, ``longrope``); default
+        `max_position_embeddings`. See Notes.
+
+    Attributes
+    ----------
+    frequencies : numpy.ndarray
+        float64 frequencies of the rotated pairs (read-only).
+    attention_factor : float
+        The factor cos and sin are multiplied by.
+    rotary_dim : int
+        Number of rotated dimensions.
 
     Notes
     -----
-    The cosines and sines come from `pe.nn.sinusoidal`, accurate to a few float32
-    roundings at any position; the rotation is done in float32 and the result
-    cast back to the input's dtype.
+    *The table.* cos and sin (times the attention factor) are computed in
+    float64 from integer positions and rounded once to float32 (float64 for
+    float64 inputs): within half a float32 unit of the exact value at any
+    position. The table is kept per device and dtype and grows, to the next
+    power of two, when a longer sequence arrives; it is a plain attribute,
+    not a buffer, so ``module.to(torch.bfloat16)`` cannot round the
+    frequencies. The rotation is done in float32 and the result cast back to
+    the input's dtype. Under ``torch.compile`` and ``torch.export`` the same
+    float64 formula runs inside the graph instead of a table lookup.
+
+    *Position ids.* For a tensor of shape ``(..., seq, head_dim)``:
+    ``(seq,)`` applies to every row; a tensor with one dimension fewer than
+    the input is broadcast against its shape without the last dimension;
+    ``(batch, seq)`` with a 4-D or wider input is read as one row per batch
+    entry, shared by every head (Hugging Face's convention). Any other shape
+    is ambiguous and raises.
+
+    *Length-dependent rules.* Transformers recomputes ``dynamic`` and
+    ``longrope`` frequencies from the longest position of each call, so keys
+    cached during a short prefill were rotated with other frequencies than
+    the queries of a later, longer call. Here the frequencies are fixed when
+    the module is built (from `seq_len`), so a prompt processed at once and
+    the same prompt decoded token by token give the same scores.
 
     Raises
     ------
     TypeError, ValueError
         At construction, for a `head_dim` that is not a positive even integer,
-        a `base` that is not a finite number greater than 1, or an unknown
-        `layout`. When called, for queries or keys that are not floating-point
-        tensors of shape ``(..., seq, head_dim)``, an `offset` that is not an
-        integer, or positions beyond ``±(2**31 - 1)``.
+        a `base` that is not a finite number greater than 1, an unknown
+        `layout`, or a bad `scaling` (see `pe.rope_frequencies`). When called,
+        for queries or keys that are not floating-point tensors of shape
+        ``(..., seq, head_dim)``, an `offset` that is not an integer,
+        non-integer positions, positions beyond ``±(2**31 - 1)``, or positions
+        of an ambiguous shape.
 
     Examples
     --------
@@ -107,27 +175,173 @@ class RotaryEmbedding(nn.Module):
     >>> q_rot, k_rot = rope(q, k)
     >>> q_rot.shape
     torch.Size([2, 4, 10, 8])
+
+    Llama 3.1's scaling, from its config:
+
+    >>> llama31 = {"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
+    ...            "max_position_embeddings": 131072,
+    ...            "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+    ...                             "high_freq_factor": 4.0,
+    ...                             "original_max_position_embeddings": 8192}}
+    >>> rope = RotaryEmbedding.from_config(llama31)
+    >>> rope.rule, rope.layout, rope.rotary_dim, rope.attention_factor
+    ('llama3', 'half', 128, 1.0)
     """
 
     def __init__(
-        self, head_dim: int, *, base: float = 10000.0, layout: str = "interleaved"
+        self,
+        head_dim: int,
+        *,
+        base: float = 10000.0,
+        layout: str = "interleaved",
+        scaling: Mapping[str, Any] | None = None,
+        max_position_embeddings: int | None = None,
+        partial_rotary_factor: float = 1.0,
+        seq_len: int | None = None,
     ) -> None:
         super().__init__()
-        self.head_dim = check_d_model(head_dim, name="head_dim")
-        self.base = check_base(base)
+        result = rope_frequencies(
+            head_dim,
+            base=base,
+            scaling=scaling,
+            max_position_embeddings=max_position_embeddings,
+            seq_len=seq_len if seq_len is not None else max_position_embeddings,
+            partial_rotary_factor=partial_rotary_factor,
+        )
+        self.head_dim = int(head_dim)
+        self.base = float(base)
         self.layout = check_layout_choice(layout, "layout", _LAYOUTS)
+        self.rule = str((scaling or {}).get("rope_type", (scaling or {}).get("type", "default")))
+        frequencies = result.frequencies
+        frequencies.flags.writeable = False
+        self.frequencies = frequencies
+        self.attention_factor = float(result.attention_factor)
+        self.rotary_dim = 2 * int(frequencies.size)
+        # float64 on the CPU, never a buffer: .to(dtype) must not round it.
+        self._frequencies64 = torch.from_numpy(frequencies.copy())
+        self._tables: dict[tuple[str, torch.dtype], tuple[Tensor, Tensor]] = {}
+
+    @classmethod
+    def from_config(
+        cls, config: Mapping[str, Any], *, layout: str = "half", seq_len: int | None = None
+    ) -> RotaryEmbedding:
+        """Build the module from a model's ``config.json`` (as a dict).
+
+        Reads ``head_dim`` (or ``qk_rope_head_dim``, DeepSeek's rotated part,
+        or ``hidden_size // num_attention_heads``), ``rope_theta``,
+        ``rope_scaling`` or ``rope_parameters``, ``max_position_embeddings``,
+        ``original_max_position_embeddings`` (Phi-3 keeps it at the top level)
+        and the rotated fraction (``partial_rotary_factor``, GPT-NeoX's
+        ``rotary_pct`` or GPT-J's ``rotary_dim``). Other keys are ignored.
+
+        Parameters
+        ----------
+        config : mapping
+            The configuration.
+        layout : {"half", "interleaved"}, default "half"
+            Hugging Face's Llama-style models rotate halves.
+        seq_len : int, optional
+            As in the constructor.
+
+        Returns
+        -------
+        RotaryEmbedding
+
+        Raises
+        ------
+        TypeError, ValueError
+            If `config` is not a mapping, has no head width, or its RoPE
+            settings are invalid (see `pe.rope_frequencies`).
+
+        Examples
+        --------
+        >>> from pe.nn import RotaryEmbedding
+        >>> phi2 = {"hidden_size": 2560, "num_attention_heads": 32, "partial_rotary_factor": 0.4}
+        >>> RotaryEmbedding.from_config(phi2).rotary_dim
+        32
+        """
+        if not isinstance(config, Mapping):
+            raise TypeError(f"config must be a dict; got {type(config).__name__}")
+        raw = config.get("rope_scaling") or config.get("rope_parameters") or {}
+        if not isinstance(raw, Mapping):
+            raise TypeError(f"config['rope_scaling'] must be a dict; got {type(raw).__name__}")
+        scaling = {k: v for k, v in raw.items() if k not in ("rope_theta", "partial_rotary_factor")}
+        head_dim = config.get("qk_rope_head_dim") or config.get("head_dim")
+        if head_dim is None:
+            if "hidden_size" not in config or "num_attention_heads" not in config:
+                raise ValueError(
+                    "config needs head_dim, or hidden_size and num_attention_heads; got keys "
+                    f"{sorted(config)}"
+                )
+            head_dim = config["hidden_size"] // config["num_attention_heads"]
+        base = _config_value(config, raw, "rope_theta")
+        parameters = config.get("rope_parameters")
+        if base is None and isinstance(parameters, Mapping):
+            base = parameters.get("rope_theta")
+        fraction = _config_value(config, raw, "partial_rotary_factor")
+        if fraction is None and config.get("rotary_pct") is not None:
+            fraction = config["rotary_pct"]
+        if fraction is None and config.get("rotary_dim") is not None:
+            fraction = config["rotary_dim"] / head_dim
+        rule = scaling.get("rope_type", scaling.get("type", "default"))
+        original = config.get("original_max_position_embeddings")
+        if original is not None and rule in ("yarn", "longrope", "llama3"):
+            scaling["original_max_position_embeddings"] = original  # Phi-3: the top level wins
+        if rule == "default" and set(scaling) <= {"rope_type", "type"}:
+            scaling = {}
+        return cls(
+            head_dim,
+            base=10000.0 if base is None else base,
+            layout=layout,
+            scaling=scaling or None,
+            max_position_embeddings=config.get("max_position_embeddings"),
+            partial_rotary_factor=1.0 if fraction is None else fraction,
+            seq_len=seq_len,
+        )
+
+    # --8<-- [start:table]
+    def _cos_sin(self, positions: Tensor, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+        """Compute cos and sin (times the attention factor) of integer `positions`.
+
+        Angles are float64 products of an integer and a float64 frequency;
+        cos and sin are float64, rounded once to `dtype`: exactly rounded but
+        for a float64 error far below float32's.
+        """
+        frequencies = self._frequencies64.to(positions.device)
+        angles = positions.to(torch.float64).unsqueeze(-1) * frequencies  # (..., rotary_dim / 2)
+        cos = (torch.cos(angles) * self.attention_factor).to(dtype)
+        sin = (torch.sin(angles) * self.attention_factor).to(dtype)
+        return cos, sin
+
+    def table(
+        self, length: int, *, device: Any = None, dtype: Any = torch.float32
+    ) -> tuple[Tensor, Tensor]:
+        """Return cos and sin of positions ``0 .. length - 1``, from the cache.
+
+        Returns views of the cached table, of shape ``(length, rotary_dim // 2)``;
+        the cache (one per device and dtype) grows to the next power of two.
+        """
+        device = torch.device("cpu") if device is None else torch.device(device)
+        key = (str(device), dtype)
+        cached = self._tables.get(key)
+        if cached is None or cached[0].shape[0] < length:
+            size = max(_TABLE_MIN, 1 << max(0, int(length) - 1).bit_length())
+            cached = self._cos_sin(torch.arange(size, device=device), dtype)
+            self._tables[key] = cached
+        return cached[0][:length], cached[1][:length]
+
+    # --8<-- [end:table]
 
     def rotate(self, x: Tensor, *, offset: int = 0, positions: Tensor | None = None) -> Tensor:
         """Rotate `x` (``(..., seq, head_dim)``) by positions ``offset + 0, 1, ...``.
 
-        `positions`, if given, replaces them: shape ``(seq,)`` or broadcastable
-        to ``x.shape[:-1]``.
+        `positions`, if given, replaces them: integers of shape ``(seq,)``,
+        ``(batch, seq)`` or one dimension fewer than `x` (see Notes of the
+        class).
         """
         return self._rotate(x, "x", offset=offset, positions=positions)
 
-    def _rotate(
-        self, x: Tensor, name: str, *, offset: int = 0, positions: Tensor | None = None
-    ) -> Tensor:
+    def _check_input(self, x: Tensor, name: str) -> None:
         if not isinstance(x, Tensor) or not x.is_floating_point() or x.dim() < 2:
             got = type(x).__name__
             if isinstance(x, Tensor):
@@ -140,25 +354,113 @@ class RotaryEmbedding(nn.Module):
                 f"{name} must have last dimension head_dim={self.head_dim}; "
                 f"got shape {tuple(x.shape)}"
             )
+
+    def _shape_positions(self, positions: Tensor, x: Tensor, name: str) -> Tensor:
+        """Apply the documented rule: positions broadcastable to ``x.shape[:-1]``."""
+        if (
+            not isinstance(positions, Tensor)
+            or positions.is_floating_point()
+            or positions.is_complex()
+            or positions.dtype == torch.bool
+        ):
+            got = positions.dtype if isinstance(positions, Tensor) else type(positions).__name__
+            raise TypeError(f"{name} positions must be an integer tensor; got {got}")
+        seq = x.shape[-2]
+        leading = x.dim() - 1
+        shape = tuple(positions.shape)
+        if positions.dim() >= 1 and shape[-1] != seq:
+            raise ValueError(
+                f"{name} positions must end in the sequence length {seq}; got shape {shape}"
+            )
+        if positions.dim() == 1 or positions.dim() == leading:
+            return positions
+        if positions.dim() == 2 and x.dim() >= 4 and shape[0] in (1, x.shape[0]):
+            # (batch, seq): one row per batch entry, shared by the heads
+            return positions.reshape(shape[0], *([1] * (x.dim() - 3)), seq)
+        raise ValueError(
+            f"{name} positions of shape {shape} are ambiguous for {name} of shape "
+            f"{tuple(x.shape)}: pass (seq,), (batch, seq) with batch = {x.shape[0]}, "
+            f"or {leading} dimensions broadcastable to {tuple(x.shape[:-1])}"
+        )
+
+    def _rotate(
+        self, x: Tensor, name: str, *, offset: int = 0, positions: Tensor | None = None
+    ) -> Tensor:
+        self._check_input(x, name)
+        compute = torch.float64 if x.dtype == torch.float64 else torch.float32
+        compiling = _compiling()
         if positions is None:
             start = check_offset(offset)
-            positions = torch.arange(start, start + x.shape[-2], device=x.device)
-        # --8<-- [start:rotate]
-        table = sinusoidal(positions, self.head_dim, base=self.base, device=x.device)
-        sin, cos = table[..., 0::2], table[..., 1::2]  # (..., seq, head_dim / 2), float32
-        values = x.float()
-        if self.layout == "interleaved":
-            first, second = values[..., 0::2], values[..., 1::2]
+            if compiling or start < 0:
+                cos, sin = self._cos_sin(
+                    torch.arange(start, start + x.shape[-2], device=x.device), compute
+                )
+            else:
+                cos, sin = self.table(start + x.shape[-2], device=x.device, dtype=compute)
+                cos, sin = cos[start:], sin[start:]
         else:
-            first, second = values.chunk(2, dim=-1)
-        turned_first = first * cos - second * sin
-        turned_second = first * sin + second * cos
+            positions = self._shape_positions(positions, x, name).to(x.device)
+            if compiling:
+                cos, sin = self._cos_sin(positions, compute)
+            else:
+                low, high = (
+                    (int(v) for v in torch.aminmax(positions)) if positions.numel() else (0, 0)
+                )
+                if max(-low, high) > MAX_POSITION:
+                    raise ValueError(
+                        f"{name} positions must lie in [-{MAX_POSITION}, {MAX_POSITION}]; "
+                        f"got {low if -low > high else high}"
+                    )
+                if low < 0 or high >= max(_TABLE_DIRECT, 4 * positions.numel()):
+                    # Negative or far-apart positions: compute them, keep no huge table.
+                    cos, sin = self._cos_sin(positions, compute)
+                else:
+                    table_cos, table_sin = self.table(high + 1, device=x.device, dtype=compute)
+                    cos, sin = table_cos[positions], table_sin[positions]
+        return self._turn(x, cos, sin, compute, compiling)
+
+    # --8<-- [start:rotate]
+    def _turn(
+        self, x: Tensor, cos: Tensor, sin: Tensor, compute: torch.dtype, compiling: bool
+    ) -> Tensor:
+        """Turn each rotated pair (first, second) of `x` by the angle whose cos, sin are given."""
+        values = x.to(compute)
+        half = self.rotary_dim // 2
         if self.layout == "interleaved":
-            out = torch.stack((turned_first, turned_second), dim=-1).flatten(-2)
+            first, second = (
+                values[..., 0 : self.rotary_dim : 2],
+                values[..., 1 : self.rotary_dim : 2],
+            )
         else:
-            out = torch.cat((turned_first, turned_second), dim=-1)
+            first, second = values[..., :half], values[..., half : self.rotary_dim]
+        if compiling or (torch.is_grad_enabled() and x.requires_grad):
+            # Traceable and differentiable: four products, one kernel after compilation.
+            turned_first = first * cos - second * sin
+            turned_second = first * sin + second * cos
+            if self.layout == "interleaved":
+                turned = torch.stack((turned_first, turned_second), dim=-1).flatten(-2)
+            else:
+                turned = torch.cat((turned_first, turned_second), dim=-1)
+            out = torch.cat((turned, values[..., self.rotary_dim :]), dim=-1)
+            return out.to(x.dtype)
+        # Eager inference: write each half once, straight into the result.
+        out = torch.empty(values.shape, dtype=compute, device=x.device)
+        if self.layout == "interleaved":
+            out_first, out_second = (
+                out[..., 0 : self.rotary_dim : 2],
+                out[..., 1 : self.rotary_dim : 2],
+            )
+        else:
+            out_first, out_second = out[..., :half], out[..., half : self.rotary_dim]
+        torch.mul(first, cos, out=out_first)
+        out_first.addcmul_(second, sin, value=-1.0)
+        torch.mul(second, cos, out=out_second)
+        out_second.addcmul_(first, sin)
+        if self.rotary_dim < self.head_dim:
+            out[..., self.rotary_dim :] = values[..., self.rotary_dim :]
         return out.to(x.dtype)
-        # --8<-- [end:rotate]
+
+    # --8<-- [end:rotate]
 
     def forward(
         self,
@@ -167,8 +469,9 @@ class RotaryEmbedding(nn.Module):
         *,
         q_positions: Tensor | None = None,
         k_positions: Tensor | None = None,
+        offset: int = 0,
     ) -> tuple[Tensor, Tensor]:
-        """Rotate queries and keys; positions default to ``0 .. seq-1`` for each.
+        """Rotate queries and keys; positions default to ``offset + 0 .. seq-1`` for each.
 
         Parameters
         ----------
@@ -176,8 +479,13 @@ class RotaryEmbedding(nn.Module):
             Floating-point tensors of shape ``(..., seq, head_dim)``; the
             sequence lengths of the two may differ.
         q_positions, k_positions : torch.Tensor, optional
-            Integer positions within ``±(2**31 - 1)``, of shape ``(seq,)`` or
-            broadcastable to the tensor's shape without its last dimension.
+            Integer positions within ``±(2**31 - 1)``, of shape ``(seq,)``,
+            ``(batch, seq)`` (shared by every head) or one dimension fewer
+            than the tensor, broadcastable to its shape without the last
+            dimension.
+        offset : int, default 0
+            First position of both, where positions are not given (the
+            number of cached tokens, when decoding).
 
         Returns
         -------
@@ -188,12 +496,16 @@ class RotaryEmbedding(nn.Module):
         ------
         TypeError, ValueError
             Naming `q` or `k` for a tensor of the wrong kind or width, or for
-            positions out of range.
+            positions out of range or of an ambiguous shape.
         """
         return (
-            self._rotate(q, "q", positions=q_positions),
-            self._rotate(k, "k", positions=k_positions),
+            self._rotate(q, "q", offset=offset, positions=q_positions),
+            self._rotate(k, "k", offset=offset, positions=k_positions),
         )
 
     def extra_repr(self) -> str:
-        return f"head_dim={self.head_dim}, base={self.base}, layout={self.layout!r}"
+        return (
+            f"head_dim={self.head_dim}, base={self.base}, layout={self.layout!r}, "
+            f"rule={self.rule!r}, rotary_dim={self.rotary_dim}, "
+            f"attention_factor={self.attention_factor!r}"
+        )

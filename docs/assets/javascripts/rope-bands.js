@@ -1,0 +1,228 @@
+// The "RoPE at long context" panel: pick a scaling rule and a factor, see which
+// pairs keep their frequency, which slow down by the factor, and which blend.
+// Plain JavaScript, float64 like pe.rope_frequencies; tests/test_rope_panel.py
+// reads the numbers off the page in Chromium and checks them against pe.
+//
+// A panel is any element with data-pe-rope-panel (its own attribute: playground.js
+// claims every data-pe-widget element).
+(function () {
+  "use strict";
+
+  // Llama 3.1 8B's RoPE: head_dim 128, base 500000, trained on 8192 positions.
+  const MODEL = { headDim: 128, base: 500000, trained: 8192 };
+  const RULES = {
+    default: "no scaling",
+    linear: "linear (position interpolation)",
+    dynamic: "dynamic NTK, at factor × 8192 positions",
+    yarn: "yarn (beta_fast 32, beta_slow 1)",
+    llama3: "llama3 (low_freq_factor 1, high_freq_factor 4)",
+  };
+  const FACTOR = { min: 1, max: 64, value: 8 };
+  const SHOWN_PAIRS = [0, 8, 16, 24, 28, 32, 36, 40, 48, 56, 63];
+
+  // ------------------------------------------------------------------ the rules
+  function plain(d, base) {
+    const theta = new Float64Array(d / 2);
+    for (let i = 0; i < d / 2; i++) theta[i] = Math.pow(base, -(2 * i) / d);
+    return theta;
+  }
+
+  function scaled(rule, s, d, base, L) {
+    const theta = plain(d, base);
+    const out = new Float64Array(theta.length);
+    let attention = 1;
+    if (rule === "default" || s === 1 && rule !== "yarn") {
+      out.set(theta);
+    } else if (rule === "linear") {
+      for (let i = 0; i < theta.length; i++) out[i] = theta[i] / s;
+    } else if (rule === "dynamic") {
+      const n = s * L; // the length served
+      const grown = base * Math.pow((s * n) / L - (s - 1), d / (d - 2));
+      for (let i = 0; i < theta.length; i++) out[i] = Math.pow(grown, -(2 * i) / d);
+    } else if (rule === "yarn") {
+      const index = (turns) => (d * Math.log(L / (turns * 2 * Math.PI))) / (2 * Math.log(base));
+      let low = Math.max(Math.floor(index(32)), 0);
+      let high = Math.min(Math.ceil(index(1)), d - 1);
+      if (low === high) high += 0.001;
+      for (let i = 0; i < theta.length; i++) {
+        const ramp = Math.min(1, Math.max(0, (i - low) / (high - low)));
+        const kept = 1 - ramp;
+        out[i] = (theta[i] / s) * (1 - kept) + theta[i] * kept;
+      }
+      attention = s <= 1 ? 1 : 0.1 * Math.log(s) + 1;
+    } else if (rule === "llama3") {
+      const lowFactor = 1, highFactor = 4;
+      for (let i = 0; i < theta.length; i++) {
+        const wavelength = (2 * Math.PI) / theta[i];
+        if (wavelength < L / highFactor) out[i] = theta[i];
+        else if (wavelength > L / lowFactor) out[i] = theta[i] / s;
+        else {
+          const mu = (L / wavelength - lowFactor) / (highFactor - lowFactor);
+          out[i] = ((1 - mu) * theta[i]) / s + mu * theta[i];
+        }
+      }
+    }
+    return { theta, scaled: out, attention };
+  }
+
+  // ------------------------------------------------------------------ helpers
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === "text") node.textContent = value;
+      else if (key === "class") node.className = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children || []) node.append(child);
+    return node;
+  }
+
+  function significant(x) {
+    return Number(x.toPrecision(6)).toString();
+  }
+
+  function grouped(x) {
+    return Math.round(x).toLocaleString("en-US");
+  }
+
+  // ------------------------------------------------------------------ the panel
+  const STYLE = `
+.pe-rope-panel { margin: 1em 0; }
+.pe-rope-controls { display: flex; flex-wrap: wrap; gap: 0.5em 1em; align-items: center; }
+.pe-rope-controls select, .pe-rope-controls input {
+  font: inherit; color: var(--md-default-fg-color); background: var(--md-default-bg-color);
+  border: 1px solid var(--md-default-fg-color--light); border-radius: 0.2em; padding: 0.2em 0.4em;
+}
+.pe-rope-controls input { width: 6em; }
+.pe-rope-controls select:focus-visible, .pe-rope-controls input:focus-visible {
+  outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px;
+}
+.pe-rope-scroll { overflow-x: auto; }
+.pe-rope-table td, .pe-rope-table th { text-align: right; font-variant-numeric: tabular-nums; }
+.pe-rope-table caption { caption-side: top; text-align: left; color: var(--md-default-fg-color); }
+.pe-rope-bar { position: relative; width: 12em; height: 0.9em; border: 1px solid var(--md-default-fg-color--light); }
+.pe-rope-fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--md-primary-fg-color); }
+.pe-rope-mark { position: absolute; top: -0.2em; bottom: -0.2em; width: 2px; background: var(--md-default-fg-color); }
+.pe-visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+`;
+
+  function addStyle() {
+    if (document.getElementById("pe-rope-style")) return;
+    document.head.append(el("style", { id: "pe-rope-style", text: STYLE }));
+  }
+
+  function mount(root) {
+    if (root.dataset.ropeMounted) return;
+    addStyle();
+    const uid = "rope-bands-" + Math.random().toString(36).slice(2, 8);
+    const ruleSelect = el("select", { id: uid + "-rule", "data-control": "rule" });
+    for (const [value, label] of Object.entries(RULES)) {
+      const option = el("option", { value, text: label });
+      if (value === "yarn") option.selected = true;
+      ruleSelect.append(option);
+    }
+    const factorInput = el("input", {
+      id: uid + "-factor",
+      type: "number",
+      min: String(FACTOR.min),
+      max: String(FACTOR.max),
+      step: "any",
+      value: String(FACTOR.value),
+      "data-control": "factor",
+      inputmode: "decimal",
+    });
+    const controls = el("div", { class: "pe-rope-controls" }, [
+      el("label", { for: uid + "-rule", text: "Rule " }),
+      ruleSelect,
+      el("label", { for: uid + "-factor", text: " Factor s (1 to 64) " }),
+      factorInput,
+    ]);
+    const summary = el("p", { class: "pe-rope-summary", "aria-live": "polite" });
+    const caption = el("caption", {
+      text:
+        "Llama 3.1 8B's pairs (head_dim 128, base 500,000, trained on 8,192 positions): " +
+        "wavelength before and after scaling, and the slow-down θ / θ′. Bars show the " +
+        "wavelength after scaling on a log scale; the mark is the trained context.",
+    });
+    const body = el("tbody");
+    const table = el("table", { class: "pe-rope-table" }, [
+      caption,
+      el("thead", {}, [
+        el("tr", {}, [
+          el("th", { scope: "col", text: "pair i" }),
+          el("th", { scope: "col", text: "wavelength before" }),
+          el("th", { scope: "col", text: "wavelength after" }),
+          el("th", { scope: "col", text: "slow-down" }),
+          el("th", { scope: "col", text: "after, against the trained context" }),
+        ]),
+      ]),
+      body,
+    ]);
+    root.replaceChildren(
+      el("div", { class: "pe-rope-panel" }, [controls, summary, el("div", { class: "pe-rope-scroll" }, [table])])
+    );
+
+    function factor() {
+      const n = Number(factorInput.value);
+      if (!Number.isFinite(n)) return FACTOR.value;
+      return Math.min(FACTOR.max, Math.max(FACTOR.min, n));
+    }
+
+    function draw() {
+      const rule = ruleSelect.value;
+      const s = factor();
+      const d = MODEL.headDim, L = MODEL.trained;
+      const result = scaled(rule, s, d, MODEL.base, L);
+      let kept = 0, divided = 0;
+      for (let i = 0; i < result.theta.length; i++) {
+        const ratio = result.theta[i] / result.scaled[i];
+        if (Math.abs(ratio - 1) <= 1e-9) kept++;
+        else if (Math.abs(ratio - s) <= 1e-9 * s) divided++;
+      }
+      const between = result.theta.length - kept - divided;
+      summary.replaceChildren(
+        "Kept: ", el("strong", { "data-field": "kept", text: String(kept) }),
+        " pairs; slowed by the full factor: ", el("strong", { "data-field": "divided", text: String(divided) }),
+        "; in between: ", el("strong", { "data-field": "between", text: String(between) }),
+        ". Attention factor on cos and sin: ",
+        el("strong", { "data-field": "attention", text: result.attention.toFixed(6) }),
+        "."
+      );
+      const logMax = Math.log(2 * Math.PI * Math.pow(MODEL.base, 1) * 64);
+      const logMin = Math.log(2 * Math.PI);
+      const position = (x) => (100 * (Math.log(x) - logMin)) / (logMax - logMin);
+      body.replaceChildren(
+        ...SHOWN_PAIRS.map((i) => {
+          const before = (2 * Math.PI) / result.theta[i];
+          const after = (2 * Math.PI) / result.scaled[i];
+          const bar = el("div", { class: "pe-rope-bar", "aria-hidden": "true" }, [
+            el("span", { class: "pe-rope-fill", style: `width: ${position(after).toFixed(2)}%` }),
+            el("span", { class: "pe-rope-mark", style: `left: ${position(L).toFixed(2)}%` }),
+          ]);
+          return el("tr", { "data-pair": String(i) }, [
+            el("th", { scope: "row", text: String(i) }),
+            el("td", { "data-field": "before", text: grouped(before) }),
+            el("td", { "data-field": "after", text: grouped(after) }),
+            el("td", { "data-field": "slowdown", text: significant(result.theta[i] / result.scaled[i]) }),
+            el("td", {}, [bar, el("span", { class: "pe-visually-hidden", text: after > L ? "longer than the trained context" : "within the trained context" })]),
+          ]);
+        })
+      );
+    }
+
+    ruleSelect.addEventListener("change", draw);
+    factorInput.addEventListener("input", draw);
+    factorInput.addEventListener("change", draw);
+    draw();
+    root.dataset.ropeMounted = "true";
+  }
+
+  function mountAll() {
+    document.querySelectorAll("[data-pe-rope-panel]").forEach(mount);
+  }
+
+  window.peRopeBands = { scaled, mountAll }; // for the console, and for the tests
+  if (typeof document$ !== "undefined") document$.subscribe(mountAll);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
+  else mountAll();
+})();

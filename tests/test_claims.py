@@ -1,5 +1,7 @@
 """Claims the guide makes in prose, each checked against an independent computation."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from reference import float64_table
@@ -65,3 +67,48 @@ def test_scaled_embeddings_match_the_encoding_scale():  # implementation.md
     assert (embedding * np.sqrt(d_model)).var() == pytest.approx(1.0, rel=0.02)
     encoding = float64_table(np.arange(20_000), d_model)
     assert np.mean(encoding**2) == pytest.approx(0.5, rel=1e-12)
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def page(name: str) -> str:
+    """A page's Markdown source, with line breaks folded into spaces."""
+    return " ".join((DOCS / name).read_text(encoding="utf-8").split())
+
+
+def test_binary_analogy_does_not_claim_a_smooth_fall():  # frequencies.md
+    assert "falls off smoothly" not in page("frequencies.md")
+    # the 16-wide encoding of the binary figure: similarity rises again at small offsets
+    table = float64_table(np.arange(64), 16)
+    cosine = table @ table[0] / (16 / 2)
+    assert cosine[1] < cosine[0]
+    assert np.any(np.diff(cosine[:12]) > 0)
+    assert cosine[1:].max() > cosine[1:8].min()
+
+
+def test_determinism_is_not_claimed_across_libraries():  # why-position.md
+    text = page("why-position.md")
+    assert "identical in every run and every library" not in text
+    assert "conventions.md" in text
+    # two libraries' encodings of the same positions differ (by up to 2 in one entry)
+    paper = float64_table(np.arange(64), 16)
+    concatenated = np.concatenate([paper[:, 0::2], paper[:, 1::2]], axis=1)
+    assert np.abs(paper - concatenated).max() > 1.9
+
+
+def test_mistake_counts_match_the_page_list():  # index.md, mistakes.md
+    from sitegen import claims
+
+    for name in ("index.md", "mistakes.md"):
+        assert "seven silent" not in page(name).lower()
+    sections = claims.mistake_sections()
+    assert len(sections) == 7 and "odd" in sections
+    # exactly one mistake raises: the odd width, with torch's own error
+    import torch
+
+    with pytest.raises(RuntimeError):
+        torch.zeros(8, 7)[:, 1::2] = torch.ones(8, 4)
+    census = claims.mistakes_census()
+    assert "seven mistakes" in census and "Six of them raise no error" in census
+    assert "all but one silent" in page("mistakes.md")

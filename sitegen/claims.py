@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 import pe
+from sitegen.cache import cached_markdown
 from sitegen.markdown import number, table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +21,7 @@ _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", 
 
 
 def _count(value: int) -> str:
-    """A small count in words, larger ones in digits."""
+    """Write a small count in words, a larger one in digits."""
     return _WORDS[value] if 0 <= value < len(_WORDS) else f"{value:,}"
 
 
@@ -49,3 +50,129 @@ def mistakes_census() -> str:
         f"The page shows {_count(len(sections))} mistakes. {_count(silent).capitalize()} of them "
         f"raise no error: the model trains, just worse.{loud}"
     )
+
+
+def float16_limits() -> dict[str, int | float]:
+    """Where float16 stops holding whole numbers, its largest finite value, where it overflows."""
+    import torch
+
+    integers = np.arange(1, 70_000, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        rounded = integers.astype(np.float16).astype(np.float64)
+    overflow = integers[np.isinf(rounded)]
+    brain = torch.arange(1, 1_000, dtype=torch.float64)
+    brain_inexact = brain[brain.to(torch.bfloat16).double() != brain]
+    return {
+        "float16 first inexact integer": int(integers[rounded != integers][0]),
+        "float16 largest finite": float(np.finfo(np.float16).max),
+        "float16 first integer to overflow": int(overflow[0]),
+        "float16 last integer below overflow rounds to": float(
+            np.float16(overflow[0] - 1).astype(np.float64)
+        ),
+        "float16 significant bits": int(np.finfo(np.float16).nmant) + 1,
+        "bfloat16 significant bits": 1 - int(np.log2(torch.finfo(torch.bfloat16).eps)),
+        "bfloat16 first inexact integer": int(brain_inexact[0]),
+    }
+
+
+def float16_sentence() -> str:
+    """The half-precision limits that make angles formed in half precision useless."""
+    limits = float16_limits()
+    first = limits["float16 first inexact integer"]
+    top = limits["float16 largest finite"]
+    over = limits["float16 first integer to overflow"]
+    return (
+        f"float16 keeps {limits['float16 significant bits']} significant bits: it holds every "
+        f"whole number exactly only up to {first - 1:,} ({first:,} already rounds), its largest "
+        f"finite value is {top:,.0f}, and rounding sends every number from {over:,} up to "
+        f"infinity ({over - 1:,} still rounds down to "
+        f"{limits['float16 last integer below overflow rounds to']:,.0f}). bfloat16 keeps "
+        f"{limits['bfloat16 significant bits']} significant bits, so it is exact only up to "
+        f"{limits['bfloat16 first inexact integer'] - 1:,}."
+    )
+
+
+def _low_precision_errors(low: int, high: int, d_model: int, chunk: int = 1 << 15) -> list[float]:
+    """True largest errors over every integer position in [low, high), in chunks."""
+    import warnings
+
+    import torch
+
+    import pe.nn
+    from sitegen.examples import load
+
+    angles_in = load("mistakes")["angles_in"]
+    worst = np.zeros(5)
+    for start in range(low, high, chunk):
+        positions = np.arange(start, min(start + chunk, high), dtype=np.int64)
+        theta = pe.angles(positions, d_model)
+        exact = np.empty((positions.size, d_model))
+        exact[:, 0::2], exact[:, 1::2] = np.sin(theta), np.cos(theta)
+        sines = exact[:, 0::2]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            half = pe.sinusoidal(positions, d_model, dtype=np.float16).astype(np.float64)
+            brain = pe.nn.sinusoidal(torch.from_numpy(positions), d_model, dtype=torch.bfloat16)
+        errors = [np.abs(half - exact).max(), np.abs(brain.double().numpy() - exact).max()]
+        for dtype in (torch.float16, torch.bfloat16, torch.float32):
+            got = angles_in(dtype, torch.from_numpy(positions), d_model).double().numpy()
+            errors.append(np.abs(got - sines).max())  # NaN where an angle overflowed
+        worst = np.fmax(worst, np.where(np.isnan(errors), np.inf, errors))
+    return [float(value) for value in worst]
+
+
+def low_precision_ranges() -> tuple[tuple[int, int], ...]:
+    """Ranges of positions split where float16 stops being exact and where it overflows."""
+    limits = float16_limits()
+    exact = int(limits["float16 first inexact integer"]) - 1
+    over = int(limits["float16 first integer to overflow"])
+    return ((0, 256), (256, exact + 1), (exact + 1, 16_384), (16_384, over), (over, 2**18))
+
+
+@cached_markdown
+def low_precision_exhaustive(d_model: int, ranges: tuple[tuple[int, int], ...]) -> str:
+    """Largest error over every position of each range: half-precision outputs and angles."""
+    rows = []
+    for low, high in ranges:
+        errors = _low_precision_errors(low, high, d_model)
+        cells: list[object] = [f"{low:,} to {high - 1:,}", f"{high - low:,}"]
+        cells += ["overflow" if np.isinf(e) else number(e, 2) for e in errors]
+        rows.append(cells)
+    headers = [
+        "positions",
+        "positions checked",
+        "pe, float16 output",
+        "pe, bfloat16 output",
+        "angles in float16",
+        "angles in bfloat16",
+        "angles in float32",
+    ]
+    return table(headers, rows, align="lrrrrrr")
+
+
+def low_precision_agreement(d_model: int = 64) -> str:
+    """Set the mistakes page's half-precision symptoms beside the table's ranges that hold them."""
+    from sitegen.examples import load
+
+    found = load("mistakes")["symptoms"]()
+    columns = {"float16": 2, "bfloat16": 3, "float32": 4}  # index in _low_precision_errors
+    ranges = low_precision_ranges()
+    lines = []
+    for name, value in found.items():
+        match = re.fullmatch(r"(\w+) angles, positions (\d+)-(\d+)", name)
+        if not match:
+            continue
+        dtype, first, last = match.group(1), int(match.group(2)), int(match.group(3))
+        covering = [(low, high) for low, high in ranges if low <= last and first < high]
+        if not covering or covering[-1][1] <= last:
+            continue
+        entry = max(
+            _low_precision_errors(low, high, d_model)[columns[dtype]] for low, high in covering
+        )
+        spans = " and ".join(f"{low:,} to {high - 1:,}" for low, high in covering)
+        lines.append(
+            f"- {dtype} angles, positions {first:,} to {last:,}: **{number(float(value), 2)}** on "
+            f"the mistakes page; the table's {'ranges' if len(covering) > 1 else 'range'} "
+            f"{spans}: **{number(entry, 2)}**."
+        )
+    return "\n".join(lines)

@@ -1,5 +1,6 @@
 """Claims the guide makes in prose, each checked against an independent computation."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -103,12 +104,66 @@ def test_mistake_counts_match_the_page_list():  # index.md, mistakes.md
     for name in ("index.md", "mistakes.md"):
         assert "seven silent" not in page(name).lower()
     sections = claims.mistake_sections()
-    assert len(sections) == 7 and "odd" in sections
+    assert len(sections) == 7
+    assert "odd" in sections
     # exactly one mistake raises: the odd width, with torch's own error
     import torch
 
     with pytest.raises(RuntimeError):
         torch.zeros(8, 7)[:, 1::2] = torch.ones(8, 4)
     census = claims.mistakes_census()
-    assert "seven mistakes" in census and "Six of them raise no error" in census
+    assert "seven mistakes" in census
+    assert "Six of them raise no error" in census
     assert "all but one silent" in page("mistakes.md")
+
+
+def test_precision_intro_does_not_tie_speed_to_position():  # precision.md
+    text = page("precision.md")
+    assert "it is neither" not in text
+    assert "speed does not depend on the position" in text.lower()
+
+
+def test_float16_overflows_from_65520_not_65504():  # precision.md
+    from sitegen import claims
+
+    assert "overflows at 65504" not in page("precision.md")
+    assert float(np.float16(65504.0)) == 65504.0
+    assert float(np.float16(65519.0)) == 65504.0  # still rounds down
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float16(65520.0))
+    assert float(np.float16(2048.0)) == 2048.0
+    assert float(np.float16(2049.0)) != 2049.0
+    limits = claims.float16_limits()
+    assert limits["float16 first integer to overflow"] == 65520
+    assert limits["float16 largest finite"] == 65504.0
+    assert limits["float16 first inexact integer"] == 2049
+    assert limits["bfloat16 first inexact integer"] == 257
+    assert "65,520" in claims.float16_sentence()
+
+
+def test_low_precision_errors_are_true_maxima():  # precision.md
+    from sitegen import claims
+
+    low, high, d_model = 3000, 3600, 16
+    whole = claims._low_precision_errors(low, high, d_model)
+    # the whole range's maximum is the larger of its halves' (nothing is sampled away) ...
+    halves = [
+        claims._low_precision_errors(a, b, d_model, chunk=97)
+        for a, b in ((3000, 3301), (3301, 3600))
+    ]
+    assert whole == [max(a, b) for a, b in zip(*halves)]
+    # ... and the float16 output error equals that of rounding the float64 reference
+    reference = float64_table(np.arange(low, high), d_model)
+    rounded = np.abs(reference.astype(np.float16).astype(np.float64) - reference).max()
+    assert whole[0] == pytest.approx(rounded, rel=1e-3)
+    assert "1,024" not in page("precision.md")
+
+
+def test_low_precision_table_holds_the_mistakes_windows():  # precision.md, mistakes.md
+    from sitegen import claims
+
+    lines = claims.low_precision_agreement(64).splitlines()
+    assert len(lines) == 4
+    for line in lines:
+        shown = [float(x) for x in re.findall(r"\*\*([-\d.e]+)\*\*", line)]
+        assert shown[0] <= shown[1]

@@ -76,7 +76,7 @@ def float16_limits() -> dict[str, int | float]:
 
 
 def float16_sentence() -> str:
-    """The half-precision limits that make angles formed in half precision useless."""
+    """State the half-precision limits that make angles formed in half precision useless."""
     limits = float16_limits()
     first = limits["float16 first inexact integer"]
     top = limits["float16 largest finite"]
@@ -93,7 +93,7 @@ def float16_sentence() -> str:
 
 
 def _low_precision_errors(low: int, high: int, d_model: int, chunk: int = 1 << 15) -> list[float]:
-    """True largest errors over every integer position in [low, high), in chunks."""
+    """Return the true largest errors over every integer position in [low, high), in chunks."""
     import warnings
 
     import torch
@@ -176,3 +176,65 @@ def low_precision_agreement(d_model: int = 64) -> str:
             f"{spans}: **{number(entry, 2)}**."
         )
     return "\n".join(lines)
+
+
+def _rotation_errors(
+    positions: np.ndarray, offset: int, d_model: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per (position, pair): the angle (p+k)·ω_i and |R_i(k) PE_i(p) - PE_i(p+k)|, for k >= 0."""
+    start = pe.sinusoidal(positions, d_model, dtype=np.float64).reshape(-1, d_model // 2, 2)
+    target = pe.sinusoidal(positions + offset, d_model, dtype=np.float64)
+    target = target.reshape(-1, d_model // 2, 2)
+    blocks = pe.rotation_blocks(offset, d_model)  # (pairs, 2, 2)
+    rotated = np.einsum("iab,pib->pia", blocks, start)
+    errors = np.abs(rotated - target).max(axis=-1)
+    angles = pe.angles(positions + offset, d_model)  # the largest angle involved
+    return angles, errors
+
+
+@cached_markdown
+def rotation_error_by_angle(d_model: int, offsets: tuple[int, ...], count: int = 4000) -> str:
+    """Largest rotation-check error, grouped by the size of the angle p·ω_i rather than by p."""
+    rng = np.random.default_rng(0)
+    positions = np.unique(np.round(10 ** rng.uniform(0, 7, count)).astype(np.int64))
+    angle_list, error_list = [], []
+    for offset in offsets:
+        angles, errors = _rotation_errors(positions, offset, d_model)
+        angle_list.append(angles.ravel())
+        error_list.append(errors.ravel())
+    angles, errors = np.concatenate(angle_list), np.concatenate(error_list)
+    exponents = np.arange(-3, 8)
+    superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    rows = []
+    for low, high in zip(exponents[:-1], exponents[1:], strict=True):
+        inside = (angles >= 10.0**low) & (angles < 10.0**high)
+        if not inside.any():
+            continue
+        rows.append(
+            [
+                f"10{str(low).translate(superscript)} to 10{str(high).translate(superscript)}",
+                f"{int(inside.sum()):,}",
+                number(float(errors[inside].max()), 1),
+                number(float(10.0**high * np.finfo(np.float64).eps), 1),
+            ]
+        )
+    return table(
+        [
+            "largest angle (p+k)·ω_i (radians)",
+            "checks",
+            "largest error",
+            "upper end × float64 epsilon",
+        ],
+        rows,
+        align="lrrr",
+    )
+
+
+def rotation_case_angles(cases: tuple[tuple[int, int, int], ...], d_model: int) -> str:
+    """Name the largest angle (p+k)·ω_i of each checked case, beside its error's size."""
+    parts = []
+    for position, offset, pair in cases:
+        omega = pe.frequencies(d_model)[pair]
+        angle = max(abs(position), abs(position + offset)) * omega
+        parts.append(f"{angle:,.1f} for p = {position:,}, i = {pair}")
+    return "The largest angle in each row: " + "; ".join(parts) + "."

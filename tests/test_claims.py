@@ -151,7 +151,7 @@ def test_low_precision_errors_are_true_maxima():  # precision.md
         claims._low_precision_errors(a, b, d_model, chunk=97)
         for a, b in ((3000, 3301), (3301, 3600))
     ]
-    assert whole == [max(a, b) for a, b in zip(*halves)]
+    assert whole == [max(a, b) for a, b in zip(*halves, strict=True)]
     # ... and the float16 output error equals that of rounding the float64 reference
     reference = float64_table(np.arange(low, high), d_model)
     rounded = np.abs(reference.astype(np.float16).astype(np.float64) - reference).max()
@@ -167,3 +167,32 @@ def test_low_precision_table_holds_the_mistakes_windows():  # precision.md, mist
     for line in lines:
         shown = [float(x) for x in re.findall(r"\*\*([-\d.e]+)\*\*", line)]
         assert shown[0] <= shown[1]
+
+
+def _rotation_check_error(position: int, offset: int, pair: int, d_model: int) -> float:
+    """Rotate pair `pair` of the float64 reference by k·ω_i and compare with PE(p+k)."""
+    omega = 10000.0 ** (-2 * pair / d_model)
+    start = float64_table(np.array([position]), d_model)[0, 2 * pair : 2 * pair + 2]
+    target = float64_table(np.array([position + offset]), d_model)[0, 2 * pair : 2 * pair + 2]
+    c, s = np.cos(offset * omega), np.sin(offset * omega)
+    rotated = np.array([c * start[0] + s * start[1], -s * start[0] + c * start[1]])
+    return float(np.abs(rotated - target).max())
+
+
+def test_rotation_error_follows_the_angle_not_the_position():  # rotation.md
+    from sitegen import claims
+
+    assert "grow slightly with the position" not in page("rotation.md")
+    # the largest position, on a slow pair, has a smaller angle and error than a smaller one
+    big_p = _rotation_check_error(123_456, -789, 31, 64)
+    small_p = max(_rotation_check_error(1000 + j, 250, 7, 64) for j in range(200))
+    assert big_p < small_p
+    # the same position on pairs with ever larger angles: the error grows with the angle
+    errors = [
+        max(_rotation_check_error(p, 1, 0, 64) for p in range(n, n + 300)) for n in (10, 10**6)
+    ]
+    assert errors[0] < errors[1]
+    rows = claims.rotation_error_by_angle(64, (1, 250)).splitlines()[2:]
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert float(cells[2]) <= 4 * float(cells[3]) or float(cells[2]) < 1e-15

@@ -203,10 +203,10 @@ def rotation_error_by_angle(d_model: int, offsets: tuple[int, ...], count: int =
         angle_list.append(angles.ravel())
         error_list.append(errors.ravel())
     angles, errors = np.concatenate(angle_list), np.concatenate(error_list)
-    exponents = np.arange(-3, 8)
     superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
     rows = []
-    for low, high in zip(exponents[:-1], exponents[1:], strict=True):
+    for low in range(-3, 7):
+        high = low + 1
         inside = (angles >= 10.0**low) & (angles < 10.0**high)
         if not inside.any():
             continue

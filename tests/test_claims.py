@@ -196,3 +196,18 @@ def test_rotation_error_follows_the_angle_not_the_position():  # rotation.md
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         assert float(cells[2]) <= 4 * float(cells[3]) or float(cells[2]) < 1e-15
+
+
+def test_every_mistake_symptom_states_its_settings():  # mistakes.md
+    from sitegen.examples import load
+
+    mistakes = load("mistakes")
+    found, settings = mistakes["symptoms"](), mistakes["settings"]()
+    assert set(found) == set(settings)
+    assert "settings[name]" in page("mistakes.md")
+    # the stated width is the one measured: the correct table's longest wavelength is
+    # 2π·b^((d-2)/d) for d = 64, computed independently here
+    assert "d_model = 64" in settings["longest wavelength, right"]
+    assert found["longest wavelength, right"] == pytest.approx(2 * np.pi * 10000 ** (62 / 64))
+    assert "(4, 10, 16)" in settings["layout: distinct encodings along the batch"]
+    assert found["layout: distinct encodings along the batch"] == 4

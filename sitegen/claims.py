@@ -238,3 +238,34 @@ def rotation_case_angles(cases: tuple[tuple[int, int, int], ...], d_model: int) 
         angle = max(abs(position), abs(position + offset)) * omega
         parts.append(f"{angle:,.1f} for p = {position:,}, i = {pair}")
     return "The largest angle in each row: " + "; ".join(parts) + "."
+
+
+def alibi_heads_note() -> str:
+    """Say how the committed run's head count sets ALiBi's slopes, and what that confounds."""
+    import json
+    from fractions import Fraction
+
+    data = json.loads((ROOT / "benchmarks/results/extrapolation.json").read_text())
+    heads, train = data["model"]["heads"], data["training"]["length"]
+    slopes = data["model"]["alibi_slopes"]
+
+    def fractions(values: list[float]) -> str:
+        shown = [str(Fraction(value).limit_denominator(1 << 20)) for value in values]
+        return ", ".join(shown[:-1]) + " and " + shown[-1]
+
+    fewer = [float(s) for s in pe.alibi_slopes(2)]
+    paper = [float(s) for s in pe.alibi_slopes(8)]
+    reach = train - 1
+    return (
+        f"ALiBi's slopes follow from the number of heads. This run has {heads} heads, so they "
+        f"are {fractions(slopes)}: across the {train} training tokens the steepest head lowers "
+        f"the score of the farthest key by {number(max(slopes) * reach, 2)} and the flattest "
+        f"by only {number(min(slopes) * reach, 2)}. With 2 heads they would be "
+        f"{fractions(fewer)}, lowering it by at most {number(max(fewer) * reach, 2)}; since "
+        "the bias is ALiBi's only explicit position signal and neighbouring keys would "
+        f"differ in it by at most {Fraction(max(fewer)).limit_denominator()}, a model could "
+        "barely tell the last token from the one before, so the benchmark does not use 2. "
+        f"The paper's rule for 8 heads starts at {Fraction(paper[0]).limit_denominator()}, so "
+        f"with {heads} heads ALiBi's loss at the training length still reflects the small "
+        "number of heads as well as the method."
+    )

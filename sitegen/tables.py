@@ -690,6 +690,7 @@ def extrapolation_results() -> str:
         + [f"change {train} → {lengths[-1]}"]
     )
     task, training, model = data["task"], data["training"], data["model"]
+    threads = data["machine"]["threads_used"]
     note = (
         f"\n\nNext-token loss in nats (lower is better); the best possible is the chain's "
         f"entropy rate, {best:.3f}. Task: an order-{task['order']} Markov chain over "
@@ -699,7 +700,8 @@ def extrapolation_results() -> str:
         f"{training['batch']} sequences of {train} tokens, {training['optimiser']} at "
         f"{training['learning_rate']}, the same data and seed for every method; evaluated on "
         f"{data['eval_sequences']} fresh sequences per length. Run by `{data['command']}` on "
-        f"{data['date']} ({data['machine']['cpu']}, {data['machine']['threads_used']} threads, "
+        f"{data['date']} ({data['machine']['cpu']}, "
+        f"{threads} thread{'' if threads == 1 else 's'}, "
         f"torch {data['versions']['torch']}) in {data['total_seconds']:.0f} s."
     )
     return table(headers, rows, align="l" + "r" * (len(lengths) + 1)) + note

@@ -211,3 +211,21 @@ def test_every_mistake_symptom_states_its_settings():  # mistakes.md
     assert found["longest wavelength, right"] == pytest.approx(2 * np.pi * 10000 ** (62 / 64))
     assert "(4, 10, 16)" in settings["layout: distinct encodings along the batch"]
     assert found["layout: distinct encodings along the batch"] == 4
+
+
+def test_alibi_gets_a_fair_head_count_and_the_confound_is_stated():  # beyond/comparison.md
+    import json
+
+    from sitegen import claims
+
+    data = json.loads((DOCS.parent / "benchmarks/results/extrapolation.json").read_text())
+    heads = data["model"]["heads"]
+    assert heads >= 4
+    # ALiBi's rule for a power-of-two head count: slope h is 2^(-8h/n), h = 1..n
+    expected = [2.0 ** (-8 * h / heads) for h in range(1, heads + 1)]
+    assert data["model"]["alibi_slopes"] == pytest.approx(expected)
+    assert max(expected) * (data["training"]["length"] - 1) > 10  # a steep head exists
+    note = claims.alibi_heads_note()
+    assert f"{heads} heads" in note
+    assert "1/16 and 1/256" in note
+    assert "as well as the method" in note

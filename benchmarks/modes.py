@@ -23,7 +23,7 @@ from _common import environment, write
 
 from pe.nn import SinusoidalPositionalEncoding
 
-THREADS = 2
+THREADS = 1  # one thread: on a shared machine two threads spin-wait on each other
 D_MODEL = 512
 BATCH = 8
 MAX_LEN = 8192
@@ -103,6 +103,10 @@ def main() -> None:
                     "on_the_fly_over_table": fly,
                     "table_over_addition": table_vs_add,
                     "on_the_fly_extra_bytes": length * D_MODEL * 4,
+                    "samples_ms": {
+                        name: [round(t * 1e3, 6) for t in seconds]
+                        for name, seconds in times.items()
+                    },
                 }
             )
             print(

@@ -13,6 +13,8 @@ and returns a Markdown table; no number is typed by hand.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 import pe
@@ -376,41 +378,69 @@ def _result(name: str) -> dict[str, object]:
     return data
 
 
+def _and(items: list[str]) -> str:
+    """Join words as prose: "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def modes_benchmark() -> str:
-    """Tabulate the precomputed-table versus on-the-fly measurement, with where it ran."""
+    """Tabulate the precomputed-table versus on-the-fly measurement, its spread and its verdict."""
     data = _result("modes")
-    rows = [
-        [
-            row["seq_len"],
-            number(row["precomputed_ms"], 3),
-            number(row["on_the_fly_ms"], 3),
-            number(row["addition_only_ms"], 3),
-            f"{row['on_the_fly_extra_bytes'] / 2**20:.2f} MiB",
-        ]
-        for row in data["rows"]
-    ]
+
+    def timing(spread: dict[str, float]) -> str:
+        return f"{spread['median_ms']:.3f} ({spread['q1_ms']:.3f}–{spread['q3_ms']:.3f})"
+
+    def ratio(summary: dict[str, Any]) -> str:
+        low, high = summary["ci95"]
+        return f"{summary['median']:.2f} ({low:.2f}–{high:.2f})"
+
+    rows = []
+    separated, unresolved = [], []
+    for row in data["rows"]:
+        low, high = row["on_the_fly_over_table"]["ci95"]
+        (unresolved if low <= 1.0 <= high else separated).append(f"{row['seq_len']:,}")
+        rows.append(
+            [
+                row["seq_len"],
+                timing(row["table"]),
+                timing(row["on_the_fly"]),
+                timing(row["addition_only"]),
+                ratio(row["on_the_fly_over_table"]),
+                ratio(row["table_over_addition"]),
+            ]
+        )
     machine = data["machine"]
+    threads = machine["threads_used"]
     headers = [
         "seq_len",
         "table (ms)",
         "on the fly (ms)",
         "addition alone (ms)",
-        "on-the-fly scratch",
+        "on the fly / table",
+        "table / addition",
     ]
     note = (
-        f"\n\nBatch {data['batch']}, d_model = {data['d_model']}, best of {data['repeats']} "
-        f"runs; the table of max_len = {data['max_len']:,} rows holds "
-        f"{data['table_bytes'] / 2**20:.0f} MiB. Measured on {machine['cpu']} "
-        f"with {machine['threads_used']} threads, torch {data['versions']['torch']}, "
-        f"on {data['date']}, by `{data['command']}`."
+        f"\n\nBatch {data['batch']}, d_model = {data['d_model']}; the table of max_len = "
+        f"{data['max_len']:,} rows holds {data['table_bytes'] / 2**20:.0f} MiB. Times are the "
+        f"median (and quartiles) of {data['rounds']} rounds in which the three calls ran in a "
+        f"random order; ratios are the median of the per-round ratios with a bootstrap 95% "
+        f"interval ({data['bootstrap']:,} resamples). Measured on {machine['cpu']} with "
+        f"{threads} thread{'' if threads == 1 else 's'} (a CPU, so nothing here measures GPU "
+        f"memory or speed), torch {data['versions']['torch']}, on {data['date']}, by "
+        f"`{data['command']}`."
     )
-    first, last = data["rows"][0], data["rows"][-1]
-    ratios = (
-        f"\n\nOn the fly took {first['on_the_fly_ms'] / first['precomputed_ms']:.1f}× the "
-        f"table's time at seq_len = {first['seq_len']:,} and "
-        f"{last['on_the_fly_ms'] / last['precomputed_ms']:.2f}× at seq_len = {last['seq_len']:,}."
-    )
-    return table(headers, rows, align="rrrrr") + note + ratios
+    verdict = []
+    if separated:
+        verdict.append(
+            f"On the fly is measurably slower than the table at seq_len = {_and(separated)} "
+            "(the interval excludes 1)."
+        )
+    if unresolved:
+        verdict.append(
+            f"At seq_len = {_and(unresolved)} the interval contains 1: this run cannot tell "
+            "the two apart; a difference there, if any, is within its noise."
+        )
+    return table(headers, rows, align="rrrrrr") + note + "\n\n" + " ".join(verdict)
 
 
 def _milliseconds(seconds: float) -> str:

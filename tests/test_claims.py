@@ -229,3 +229,27 @@ def test_alibi_gets_a_fair_head_count_and_the_confound_is_stated():  # beyond/co
     assert f"{heads} heads" in note
     assert "1/16 and 1/256" in note
     assert "as well as the method" in note
+
+
+def test_modes_verdict_follows_the_paired_rounds():  # implementation.md
+    import json
+
+    from sitegen import tables
+
+    data = json.loads((DOCS.parent / "benchmarks/results/modes.json").read_text())
+    assert data["rounds"] >= 30
+    shown = tables.modes_benchmark()
+    for row in data["rows"]:
+        samples = {name: np.array(times) for name, times in row["samples_ms"].items()}
+        assert all(times.size == data["rounds"] for times in samples.values())
+        ratios = samples["on_the_fly"] / samples["table"]
+        assert np.median(ratios) == pytest.approx(row["on_the_fly_over_table"]["median"], rel=1e-3)
+        # an independent interval: a sign test on the paired rounds
+        slower = int(np.sum(ratios > 1))
+        low, high = row["on_the_fly_over_table"]["ci95"]
+        if low > 1:
+            assert slower > 0.6 * ratios.size
+        assert f"{row['on_the_fly_over_table']['median']:.2f} ({low:.2f}\u2013{high:.2f})" in shown
+    text = page("implementation.md")
+    assert "memory on the device" not in text
+    assert "says nothing about speed or memory on a GPU" in text

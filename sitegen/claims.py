@@ -269,3 +269,48 @@ def alibi_heads_note() -> str:
         f"with {heads} heads ALiBi's loss at the training length still reflects the small "
         "number of heads as well as the method."
     )
+
+
+def offset_terms(d_model: int, offsets: tuple[int, ...]) -> str:
+    """Each pair's share cos(k·ω_i) of the dot product, for a few offsets k, with the turns made."""
+    omega = pe.frequencies(d_model)
+    headers = ["pair *i*", "ω<sub>i</sub>"]
+    formats: list[str | None] = [None, "f6"]
+    for k in offsets:
+        headers += [f"turns at *k* = {k}", f"cos({k}·ω<sub>i</sub>)"]
+        formats += ["f3", "f4"]
+    rows: list[list[object]] = []
+    for i, rate in enumerate(omega):
+        row: list[object] = [i, float(rate)]
+        for k in offsets:
+            row += [float(k * rate / (2 * np.pi)), float(np.cos(k * rate))]
+        rows.append(row)
+    total: list[object] = ["sum (dot product)", ""]
+    for k in offsets:
+        total += ["", float(np.cos(k * omega).sum())]
+    rows.append(total)
+    return table(headers, rows, align="l" + "r" * (len(headers) - 1), formats=formats)
+
+
+def offset_surprise(d_model: int, near: int, far: int) -> str:
+    """Explain why offset `far` scores above offset `near`: the pairs that nearly come back."""
+    omega = pe.frequencies(d_model)
+    near_terms, far_terms = np.cos(near * omega), np.cos(far * omega)
+    gain = far_terms - near_terms
+    leaders = np.argsort(gain)[::-1][:2]
+    turns = far * omega[leaders[0]] / (2 * np.pi)
+    whole = int(np.round(turns))
+    rest = gain.sum() - gain[leaders].sum()  # what the remaining pairs change
+    return (
+        f"With only {d_model // 2} pairs, one or two of them decide the sum. At offset {far}, "
+        f"pair {leaders[0]} has made {turns:.3f} turns, almost exactly {whole} "
+        f"({whole} × 2π = {whole * 2 * np.pi:.2f} radians against {far * omega[leaders[0]]:.2f}), "
+        f"so it is nearly back where it started and adds {far_terms[leaders[0]]:.3f}; at offset "
+        f"{near} it adds {near_terms[leaders[0]]:.3f}. Pair {leaders[1]} adds "
+        f"{far_terms[leaders[1]]:.3f} against {near_terms[leaders[1]]:.3f}. Together those two "
+        f"add {gain[leaders].sum():.3f} more at offset {far} than at {near}; the other pairs, "
+        f"slower and still falling with distance, take back {-rest:.3f}, "
+        f"leaving the dot product {gain.sum():.3f} higher. The fast pairs alias (see "
+        "[aliasing](frequencies.md#aliasing-a-fast-pair-returns-to-where-it-started)), and at "
+        f"d = {d_model} there are too few slow pairs to outweigh them."
+    )

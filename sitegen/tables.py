@@ -37,8 +37,9 @@ def encoding(length: int, d_model: int, *, digits: int = 4, start: int = 0) -> s
     """Print the table itself: one row per position, one column per dimension."""
     values = pe.sinusoidal(np.arange(start, start + length), d_model, dtype=np.float64)
     headers = ["pos"] + [f"{'sin' if j % 2 == 0 else 'cos'} {j}" for j in range(d_model)]
-    rows = [[start + r] + [number(v, digits) for v in values[r]] for r in range(length)]
-    return table(headers, rows, align="r" * len(headers), digits=digits)
+    rows = [[start + r, *(float(v) for v in values[r])] for r in range(length)]
+    formats = [None] + [f"f{digits}"] * d_model  # one style per column: 0 shows as 0.0000
+    return table(headers, rows, align="r" * len(headers), digits=digits, formats=formats)
 
 
 def per_dimension(d_model: int, base: float = 10000.0) -> str:
@@ -140,9 +141,9 @@ def closest_returns(d_model: int, pair: int, limits: tuple[int, ...]) -> str:
     for limit in limits:
         offset, gap = pe.closest_return(pair, d_model, max_offset=limit)
         turns = offset * pe.frequencies(d_model)[pair] / (2 * np.pi)
-        rows.append([limit, offset, number(turns, 4), number(gap, 3)])
+        rows.append([limit, offset, number(turns, 4), float(gap)])
     headers = ["search up to", "closest return at offset *k*", "turns made", "chord to start"]
-    return table(headers, rows)
+    return table(headers, rows, formats=[None, None, None, "e1"])
 
 
 def pair_gaps(d_model: int, offset: int) -> str:
@@ -171,11 +172,11 @@ def rotation_checks(cases: tuple[tuple[int, int, int], ...], d_model: int) -> st
                 pair,
                 f"({number(target[2 * pair], 5)}, {number(target[2 * pair + 1], 5)})",
                 f"({number(rotated[0], 5)}, {number(rotated[1], 5)})",
-                number(error, 2) if error else "0",
+                float(error),
             ]
         )
     headers = ["*p*", "*k*", "pair *i*", "PE(p+k) pair", "block · PE(p) pair", "largest error"]
-    return table(headers, rows, align="rrrllr")
+    return table(headers, rows, align="rrrllr", formats=[None] * 5 + ["e1"])
 
 
 def shift_invariance(d_model: int, offset: int, positions: tuple[int, ...]) -> str:
@@ -230,8 +231,9 @@ def worked_angles(length: int, d_model: int, base: float = 10000.0) -> str:
     """Step 2: the angle p·ω_i for every position and pair."""
     theta = pe.angles(length, d_model, base)
     headers = ["*p*"] + [f"angle, pair {i}" for i in range(theta.shape[1])]
-    rows = [[p] + [number(v, 4) for v in theta[p]] for p in range(length)]
-    return table(headers, rows, align="r" * len(headers))
+    rows = [[p, *(float(v) for v in theta[p])] for p in range(length)]
+    formats = [None] + ["f4"] * theta.shape[1]
+    return table(headers, rows, align="r" * len(headers), formats=formats)
 
 
 def worked_position(position: int, d_model: int, base: float = 10000.0) -> str:
@@ -516,7 +518,7 @@ def error_benchmark() -> str:
     names = list(short)
     headers = ["positions"] + [short[name] for name in names]
     rows = [
-        [f"{row['start']:,} to {row['stop']:,}"] + [number(row[name], 2) for name in names]
+        [f"{row['start']:,} to {row['stop']:,}", *(float(row[name]) for name in names)]
         for row in data["errors"]
     ]
     worst = data["pe_below_2_24"]
@@ -527,7 +529,8 @@ def error_benchmark() -> str:
         f"in {worst['mpmath_spot_checks']} spot checks against 40-digit mpmath, "
         f"{number(worst['max_error_mpmath'], 2)}."
     )
-    return table(headers, rows, align="l" + "r" * len(names)) + note
+    formats = [None] + ["e1"] * len(names)  # every error in one style, small or large
+    return table(headers, rows, align="l" + "r" * len(names), formats=formats) + note
 
 
 def memory_benchmark() -> str:

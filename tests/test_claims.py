@@ -253,3 +253,78 @@ def test_modes_verdict_follows_the_paired_rounds():  # implementation.md
     text = page("implementation.md")
     assert "memory on the device" not in text
     assert "says nothing about speed or memory on a GPU" in text
+
+
+def _column_styles(markdown: str) -> list[set[str]]:
+    """For each column of a Markdown table, the number styles found in it."""
+    lines = [line for line in markdown.splitlines() if line.startswith("|")][2:]
+    cells = [[cell.strip().strip("*") for cell in line.strip("|").split("|")] for line in lines]
+    styles: list[set[str]] = [set() for _ in cells[0]]
+    for row in cells:
+        for j, cell in enumerate(row):
+            if re.fullmatch(r"-?\d+\.\d+e-?\d+", cell):
+                styles[j].add("scientific")
+            elif match := re.fullmatch(r"-?\d+\.(\d+)", cell):
+                styles[j].add(f"fixed {len(match.group(1))}")
+            elif cell == "0":
+                styles[j].add("zero")
+            elif re.fullmatch(r"-?\d+", cell.replace(",", "")):
+                styles[j].add("integer")
+    return styles
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["encoding", "worked_angles", "closest_returns", "rotation_checks", "error_benchmark"],
+)
+def test_each_number_column_has_one_style(name):  # formula.md, worked-examples.md, ...
+    from sitegen import tables
+
+    calls = {
+        "encoding": lambda: tables.encoding(20, 20, digits=3),
+        "worked_angles": lambda: tables.worked_angles(5, 4),
+        "closest_returns": lambda: tables.closest_returns(16, 0, (10, 100, 1000, 100_000)),
+        "rotation_checks": lambda: tables.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
+        "error_benchmark": tables.error_benchmark,
+    }
+    for styles in _column_styles(calls[name]()):
+        if styles == {"zero", "integer"}:
+            continue  # a column of whole numbers that starts at 0
+        if "scientific" in styles:
+            styles.discard("zero")  # an exact zero reads the same in scientific style
+        assert len(styles) <= 1, styles
+
+
+def test_column_formats_leave_default_tables_alone():  # sitegen/markdown.py
+    from sitegen.markdown import number, table
+
+    rows = [["a", 0.0, 0.00063], ["b", 1.0, 0.001]]
+    default = table(["k", "x", "y"], rows)
+    assert default == table(["k", "x", "y"], rows, formats=None)
+    assert "| a | 0 | 0.0006 |" in default  # the default style, unchanged
+    styled = table(["k", "x", "y"], rows, formats=[None, "f4", "e1"])
+    assert "| a | 0.0000 | 6.3e-4 |" in styled
+    assert "| b | 1.0000 | 1.0e-3 |" in styled
+    assert number(0.001, 3) == "0.001"
+    with pytest.raises(ValueError, match="one entry per column"):
+        table(["x"], [[1.0]], formats=["f2", "f2"])
+    with pytest.raises(ValueError, match="'f<decimals>'"):
+        table(["x"], [[1.0]], formats=["%.2f"])
+
+
+def test_rope_page_says_d_is_the_head_dimension():  # beyond/rope.md
+    assert "is the *head* dimension" in page("beyond/rope.md")
+
+
+def test_offset_44_beats_offset_10_because_pair_zero_nearly_returns():  # worked-examples.md
+    from sitegen import claims
+
+    omega = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    dots = {k: float(np.cos(k * omega).sum()) for k in (10, 44)}
+    assert dots[44] > dots[10]
+    assert 44 / (2 * np.pi) == pytest.approx(7, abs=0.01)  # pair 0 has made almost 7 turns
+    assert np.cos(44.0) > 0.999
+    text = claims.offset_surprise(16, 10, 44)
+    assert f"{dots[44] - dots[10]:.3f} higher" in text
+    assert "7.003 turns" in text
+    assert "claims.offset_surprise" in page("worked-examples.md")

@@ -75,7 +75,7 @@ bench: $(STAMP) extrapolation
 	$(BIN)/python benchmarks/modes.py
 	$(BIN)/python tools/readme.py
 
-# The position-method comparison: trains one tiny model per method (about a minute).
+# The position-method comparison: trains one tiny model per method (a few minutes on one core).
 extrapolation: $(STAMP)
 	$(BIN)/python benchmarks/extrapolation.py
 

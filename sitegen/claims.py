@@ -14,7 +14,7 @@ import numpy as np
 
 import pe
 from sitegen.cache import cached_markdown
-from sitegen.markdown import number, table
+from sitegen.markdown import number, scientific, table
 
 ROOT = Path(__file__).resolve().parents[1]
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -136,7 +136,7 @@ def low_precision_exhaustive(d_model: int, ranges: tuple[tuple[int, int], ...]) 
     for low, high in ranges:
         errors = _low_precision_errors(low, high, d_model)
         cells: list[object] = [f"{low:,} to {high - 1:,}", f"{high - low:,}"]
-        cells += ["overflow" if np.isinf(e) else number(e, 2) for e in errors]
+        cells += ["overflow" if np.isinf(e) else e for e in errors]
         rows.append(cells)
     headers = [
         "positions",
@@ -147,7 +147,8 @@ def low_precision_exhaustive(d_model: int, ranges: tuple[tuple[int, int], ...]) 
         "angles in bfloat16",
         "angles in float32",
     ]
-    return table(headers, rows, align="lrrrrrr")
+    formats = [None, None] + ["e1"] * 5  # every error in one style, small or large
+    return table(headers, rows, align="lrrrrrr", formats=formats)
 
 
 def low_precision_agreement(d_model: int = 64) -> str:
@@ -171,9 +172,10 @@ def low_precision_agreement(d_model: int = 64) -> str:
         )
         spans = " and ".join(f"{low:,} to {high - 1:,}" for low, high in covering)
         lines.append(
-            f"- {dtype} angles, positions {first:,} to {last:,}: **{number(float(value), 2)}** on "
-            f"the mistakes page; the table's {'ranges' if len(covering) > 1 else 'range'} "
-            f"{spans}: **{number(entry, 2)}**."
+            f"- {dtype} angles, positions {first:,} to {last:,}: "
+            f"**{scientific(float(value), 1)}** on the mistakes page; the table's "
+            f"{'ranges' if len(covering) > 1 else 'range'} "
+            f"{spans}: **{scientific(entry, 1)}**."
         )
     return "\n".join(lines)
 

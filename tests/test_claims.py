@@ -275,10 +275,17 @@ def _column_styles(markdown: str) -> list[set[str]]:
 
 @pytest.mark.parametrize(
     "name",
-    ["encoding", "worked_angles", "closest_returns", "rotation_checks", "error_benchmark"],
+    [
+        "encoding",
+        "worked_angles",
+        "closest_returns",
+        "rotation_checks",
+        "error_benchmark",
+        "low_precision",
+    ],
 )
 def test_each_number_column_has_one_style(name):  # formula.md, worked-examples.md, ...
-    from sitegen import tables
+    from sitegen import claims, tables
 
     calls = {
         "encoding": lambda: tables.encoding(20, 20, digits=3),
@@ -286,6 +293,9 @@ def test_each_number_column_has_one_style(name):  # formula.md, worked-examples.
         "closest_returns": lambda: tables.closest_returns(16, 0, (10, 100, 1000, 100_000)),
         "rotation_checks": lambda: tables.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
         "error_benchmark": tables.error_benchmark,
+        "low_precision": lambda: claims.low_precision_exhaustive.__wrapped__(  # no cache
+            16, ((0, 256), (256, 2049), (65_000, 66_000))
+        ),
     }
     for styles in _column_styles(calls[name]()):
         if styles == {"zero", "integer"}:

@@ -665,10 +665,11 @@ def convention_differences(d_model: int, length: int) -> str:
                 cells.append("shape")
             else:
                 difference = float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max())
-                cells.append("0" if difference == 0 else number(difference, 1))
+                cells.append(difference)  # exact zero shows as 0
         rows.append(cells)
     headers = [""] + [f"`{name}`" for name in names]
-    return table(headers, rows, align="l" + "r" * len(names))
+    formats = [None] + ["e1"] * len(names)  # 2.0e0 beside 4.5e-6: one style per column
+    return table(headers, rows, align="l" + "r" * len(names), formats=formats)
 
 
 @cached_markdown

@@ -312,7 +312,6 @@ def offset_surprise(d_model: int, near: int, far: int) -> str:
         f"{far_terms[leaders[1]]:.3f} against {near_terms[leaders[1]]:.3f}. Together those two "
         f"add {gain[leaders].sum():.3f} more at offset {far} than at {near}; the other pairs, "
         f"slower and still falling with distance, take back {-rest:.3f}, "
-        f"leaving the dot product {gain.sum():.3f} higher. The fast pairs alias (see "
-        "[aliasing](frequencies.md#aliasing-a-fast-pair-returns-to-where-it-started)), and at "
+        f"leaving the dot product {gain.sum():.3f} higher. The fast pairs alias, and at "
         f"d = {d_model} there are too few slow pairs to outweigh them."
     )

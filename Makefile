@@ -76,7 +76,7 @@ bench: $(STAMP) extrapolation
 	$(BIN)/python benchmarks/rope.py
 	$(BIN)/python tools/readme.py
 
-# The position-method comparison: trains one tiny model per method (about a minute).
+# The position-method comparison: trains one tiny model per method (a few minutes on one core).
 extrapolation: $(STAMP)
 	$(BIN)/python benchmarks/extrapolation.py
 

@@ -10,6 +10,11 @@ import torch
 import pe
 
 BASE = 10000.0
+D_MODEL = 64  # the width of every numeric symptom below
+LENGTH = 2048  # positions 0 .. LENGTH - 1 of the full tables
+SHORT_LENGTH = 300  # positions compared in the i-vs-2i check
+OFFSET = 5  # the shift k of the rotation check
+ODD = (8, 7)  # length and d_model of the odd-width attempt
 
 
 # --8<-- [start:per-dimension]
@@ -124,38 +129,73 @@ def angles_in(dtype: torch.dtype, positions: torch.Tensor, d_model: int) -> torc
 # --8<-- [end:low-precision]
 
 
-def low_precision_error(dtype: torch.dtype, start: int, stop: int, d_model: int = 64) -> float:
+def low_precision_error(dtype: torch.dtype, start: int, stop: int, d_model: int = D_MODEL) -> float:
     """Largest error of sin(angle) over positions [start, stop) with angles in `dtype`."""
     positions = torch.arange(start, stop)
     exact = np.sin(pe.angles(np.arange(start, stop), d_model))
     return float(np.abs(angles_in(dtype, positions, d_model).double().numpy() - exact).max())
 
 
+def settings() -> dict[str, str]:
+    """The width, lengths and shapes behind each symptom, for the page to print beside it."""
+    full = f"d_model = {D_MODEL}, positions 0 to {LENGTH - 1:,}"
+    rotation = f"{full}, k = {OFFSET}"
+    angles = f"d_model = {D_MODEL}"
+    return {
+        "rotation residual, right": rotation,
+        "rotation residual, per-dimension exponent": rotation,
+        "norm spread, per-dimension exponent": full,
+        "longest wavelength, right": f"d_model = {D_MODEL}",
+        "longest wavelength, i instead of 2i": f"d_model = {D_MODEL}",
+        "i-vs-2i equals base sqrt(b)": (
+            f"d_model = {D_MODEL}, positions 0 to {SHORT_LENGTH - 1:,}"
+        ),
+        "neighbour cosine, right": full,
+        "neighbour cosine, multiplied": full,
+        "padding rows equal to row 511": (
+            f"a table of {table.shape[0]:,} rows, d_model = {table.shape[1]}, "
+            f"mask of shape {tuple(mask.shape)}"
+        ),
+        "layout: distinct encodings along the sequence": (
+            f"input of shape (batch, seq, d_model) = {tuple(batch_first_input.shape)}"
+        ),
+        "layout: distinct encodings along the batch": (
+            f"input of shape (batch, seq, d_model) = {tuple(batch_first_input.shape)}"
+        ),
+        "bfloat16 angles, positions 0-255": angles,
+        "bfloat16 angles, positions 2048-4095": angles,
+        "float16 angles, positions 2048-4095": angles,
+        "float32 angles, positions 2048-4095": angles,
+        "odd d_model error": f"d_model = {ODD[1]}, {ODD[0]} positions",
+    }
+
+
 def symptoms() -> dict[str, float | int | bool | str]:
     """Measure every symptom; the page prints these and the assertions check them."""
-    d = 64
-    right = pe.sinusoidal(2048, d, dtype=np.float64)
-    wrong_norms = np.sum(wrong_per_dimension_exponent(2048, d) ** 2, axis=1)
+    d = D_MODEL
+    right = pe.sinusoidal(LENGTH, d, dtype=np.float64)
+    wrong_norms = np.sum(wrong_per_dimension_exponent(LENGTH, d) ** 2, axis=1)
     odd_message = ""
     try:
-        tutorial_table(8, 7)
+        tutorial_table(*ODD)
     except RuntimeError as error:
         odd_message = str(error).splitlines()[0]
     result: dict[str, float | int | bool | str] = {
-        "rotation residual, right": rotation_residual(right, 5),
+        "rotation residual, right": rotation_residual(right, OFFSET),
         "rotation residual, per-dimension exponent": rotation_residual(
-            wrong_per_dimension_exponent(2048, d), 5
+            wrong_per_dimension_exponent(LENGTH, d), OFFSET
         ),
         "norm spread, per-dimension exponent": float(wrong_norms.max() - wrong_norms.min()),
         "longest wavelength, right": float(pe.wavelengths(d)[-1]),
         "longest wavelength, i instead of 2i": float(2 * np.pi * BASE ** ((d // 2 - 1) / d)),
         "i-vs-2i equals base sqrt(b)": float(
             np.abs(
-                wrong_i_instead_of_2i(300, d) - pe.sinusoidal(300, d, base=100.0, dtype=np.float64)
+                wrong_i_instead_of_2i(SHORT_LENGTH, d)
+                - pe.sinusoidal(SHORT_LENGTH, d, base=100.0, dtype=np.float64)
             ).max()
         ),
         "neighbour cosine, right": neighbour_cosine(right),
-        "neighbour cosine, multiplied": neighbour_cosine(wrong_multiply_by_divisor(2048, d)),
+        "neighbour cosine, multiplied": neighbour_cosine(wrong_multiply_by_divisor(LENGTH, d)),
         "padding rows equal to row 511": bool(np.all(looked_up[wrong_ids == -1] == table[511])),
         "layout: distinct encodings along the sequence": len(torch.unique(out[0], dim=0)),
         "layout: distinct encodings along the batch": len(torch.unique(out[:, 0], dim=0)),
@@ -165,6 +205,7 @@ def symptoms() -> dict[str, float | int | bool | str]:
         "float32 angles, positions 2048-4095": low_precision_error(torch.float32, 2048, 4096),
     }
     result["odd d_model error"] = odd_message
+    assert set(result) == set(settings()), "every symptom states its settings"
     return result
 
 

@@ -56,6 +56,7 @@ _LOSS = {r["method"]: r["eval"] for r in DATA["results"]}
 ALT = (
     "Next-token loss against evaluation length, on a doubling scale from "
     f"{DATA['eval_lengths'][0]} to {DATA['eval_lengths'][-1]} tokens, for one tiny model "
+    f"({DATA['model']['heads']} heads) "
     f"trained at {DATA['training']['length']} tokens with each position method. "
     + " ".join(
         f"{method}: {rows[0]['loss']:.2f} at the training length, {rows[-1]['loss']:.2f} at "

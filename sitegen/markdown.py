@@ -28,6 +28,47 @@ def number(value: Any, digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
+def fixed(value: Any, decimals: int) -> str:
+    """Format a number in fixed point with exactly `decimals` decimals, zero included.
+
+    Negative zero (and anything that rounds to zero) is shown without a sign.
+
+    >>> fixed(0, 4), fixed(1, 4), fixed(-1e-9, 3)
+    ('0.0000', '1.0000', '0.000')
+    """
+    x = float(value)
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    shown = f"{x:.{decimals}f}"
+    return shown[1:] if shown.startswith("-") and float(shown) == 0.0 else shown
+
+
+def scientific(value: Any, decimals: int) -> str:
+    """Format a number in scientific notation, `number`'s style (``6.3e-4``), zero as ``0``.
+
+    >>> scientific(0.00063, 1), scientific(0.001, 1), scientific(1.47, 2), scientific(0.0, 1)
+    ('6.3e-4', '1.0e-3', '1.47e0', '0')
+    """
+    x = float(value)
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    if x == 0.0:
+        return "0"
+    mantissa, exponent = f"{x:.{decimals}e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _formatter(spec: str) -> Any:
+    """Turn a column format such as ``"f4"`` (fixed, 4 decimals) or ``"e1"`` into a function."""
+    match = re.fullmatch(r"([fe])(\d+)", spec)
+    if match is None:
+        raise ValueError(f"column format must be 'f<decimals>' or 'e<decimals>'; got {spec!r}")
+    style, decimals = match.group(1), int(match.group(2))
+    if style == "f":
+        return lambda value: fixed(value, decimals)
+    return lambda value: scientific(value, decimals)
+
+
 _NUMBER = re.compile(r"^\**[-+−]?\d[\d,]*(\.\d+)?(e[-+]?\d+)?°?\**$")
 
 
@@ -44,18 +85,34 @@ def table(
     *,
     align: str | None = None,
     digits: int = 4,
+    formats: Sequence[str | None] | None = None,
 ) -> str:
     """Render a Markdown pipe table; numbers go through `number`.
 
     `align` has one letter per column: ``l``, ``c`` or ``r`` (default: right for
-    numbers, left otherwise, judged from the first row).
+    numbers, left otherwise, judged from the first row). `formats`, one entry per
+    column, gives a column one style for every number in it: ``"f4"`` (fixed
+    point, 4 decimals, so zero is ``0.0000``), ``"e1"`` (scientific, ``6.3e-4``)
+    or ``None`` (`number`'s default). Strings are never reformatted.
+
+    >>> print(table(["x", "y"], [[0.0, 0.00063], [1.0, 0.001]], formats=["f4", "e1"]))
+    | x | y |
+    | --: | --: |
+    | 0.0000 | 6.3e-4 |
+    | 1.0000 | 1.0e-3 |
     """
     if rows and any(len(row) != len(headers) for row in rows):
         raise ValueError("every row needs one cell per header")
+    if formats is not None and len(formats) != len(headers):
+        raise ValueError(f"formats needs one entry per column ({len(headers)}); got {len(formats)}")
+    styles = [None if spec is None else _formatter(spec) for spec in (formats or [])]
 
-    def cell(value: Any) -> str:
+    def cell(value: Any, column: int = 0) -> str:
         if isinstance(value, str):
             return value
+        if isinstance(value, numbers.Number) and not isinstance(value, bool):
+            style = styles[column] if styles else None
+            return style(value) if style is not None else number(value, digits)
         if isinstance(value, numbers.Number):
             return number(value, digits)
         return str(value)
@@ -68,7 +125,7 @@ def table(
         "| " + " | ".join(headers) + " |",
         "| " + " | ".join(marks[a] for a in align) + " |",
     ]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(v, j) for j, v in enumerate(row)) + " |" for row in rows]
     return "\n".join(lines)
 
 

@@ -13,6 +13,8 @@ and returns a Markdown table; no number is typed by hand.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 import pe
@@ -35,8 +37,9 @@ def encoding(length: int, d_model: int, *, digits: int = 4, start: int = 0) -> s
     """Print the table itself: one row per position, one column per dimension."""
     values = pe.sinusoidal(np.arange(start, start + length), d_model, dtype=np.float64)
     headers = ["pos"] + [f"{'sin' if j % 2 == 0 else 'cos'} {j}" for j in range(d_model)]
-    rows = [[start + r] + [number(v, digits) for v in values[r]] for r in range(length)]
-    return table(headers, rows, align="r" * len(headers), digits=digits)
+    rows = [[start + r, *(float(v) for v in values[r])] for r in range(length)]
+    formats = [None] + [f"f{digits}"] * d_model  # one style per column: 0 shows as 0.0000
+    return table(headers, rows, align="r" * len(headers), digits=digits, formats=formats)
 
 
 def per_dimension(d_model: int, base: float = 10000.0) -> str:
@@ -138,9 +141,9 @@ def closest_returns(d_model: int, pair: int, limits: tuple[int, ...]) -> str:
     for limit in limits:
         offset, gap = pe.closest_return(pair, d_model, max_offset=limit)
         turns = offset * pe.frequencies(d_model)[pair] / (2 * np.pi)
-        rows.append([limit, offset, number(turns, 4), number(gap, 3)])
+        rows.append([limit, offset, number(turns, 4), float(gap)])
     headers = ["search up to", "closest return at offset *k*", "turns made", "chord to start"]
-    return table(headers, rows)
+    return table(headers, rows, formats=[None, None, None, "e1"])
 
 
 def pair_gaps(d_model: int, offset: int) -> str:
@@ -169,11 +172,11 @@ def rotation_checks(cases: tuple[tuple[int, int, int], ...], d_model: int) -> st
                 pair,
                 f"({number(target[2 * pair], 5)}, {number(target[2 * pair + 1], 5)})",
                 f"({number(rotated[0], 5)}, {number(rotated[1], 5)})",
-                number(error, 2) if error else "0",
+                float(error),
             ]
         )
     headers = ["*p*", "*k*", "pair *i*", "PE(p+k) pair", "block · PE(p) pair", "largest error"]
-    return table(headers, rows, align="rrrllr")
+    return table(headers, rows, align="rrrllr", formats=[None] * 5 + ["e1"])
 
 
 def shift_invariance(d_model: int, offset: int, positions: tuple[int, ...]) -> str:
@@ -228,8 +231,9 @@ def worked_angles(length: int, d_model: int, base: float = 10000.0) -> str:
     """Step 2: the angle p·ω_i for every position and pair."""
     theta = pe.angles(length, d_model, base)
     headers = ["*p*"] + [f"angle, pair {i}" for i in range(theta.shape[1])]
-    rows = [[p] + [number(v, 4) for v in theta[p]] for p in range(length)]
-    return table(headers, rows, align="r" * len(headers))
+    rows = [[p, *(float(v) for v in theta[p])] for p in range(length)]
+    formats = [None] + ["f4"] * theta.shape[1]
+    return table(headers, rows, align="r" * len(headers), formats=formats)
 
 
 def worked_position(position: int, d_model: int, base: float = 10000.0) -> str:
@@ -376,41 +380,69 @@ def _result(name: str) -> dict[str, object]:
     return data
 
 
+def _and(items: list[str]) -> str:
+    """Join words as prose: "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def modes_benchmark() -> str:
-    """Tabulate the precomputed-table versus on-the-fly measurement, with where it ran."""
+    """Tabulate the precomputed-table versus on-the-fly measurement, its spread and its verdict."""
     data = _result("modes")
-    rows = [
-        [
-            row["seq_len"],
-            number(row["precomputed_ms"], 3),
-            number(row["on_the_fly_ms"], 3),
-            number(row["addition_only_ms"], 3),
-            f"{row['on_the_fly_extra_bytes'] / 2**20:.2f} MiB",
-        ]
-        for row in data["rows"]
-    ]
+
+    def timing(spread: dict[str, float]) -> str:
+        return f"{spread['median_ms']:.3f} ({spread['q1_ms']:.3f}–{spread['q3_ms']:.3f})"
+
+    def ratio(summary: dict[str, Any]) -> str:
+        low, high = summary["ci95"]
+        return f"{summary['median']:.2f} ({low:.2f}–{high:.2f})"
+
+    rows = []
+    separated, unresolved = [], []
+    for row in data["rows"]:
+        low, high = row["on_the_fly_over_table"]["ci95"]
+        (unresolved if low <= 1.0 <= high else separated).append(f"{row['seq_len']:,}")
+        rows.append(
+            [
+                row["seq_len"],
+                timing(row["table"]),
+                timing(row["on_the_fly"]),
+                timing(row["addition_only"]),
+                ratio(row["on_the_fly_over_table"]),
+                ratio(row["table_over_addition"]),
+            ]
+        )
     machine = data["machine"]
+    threads = machine["threads_used"]
     headers = [
         "seq_len",
         "table (ms)",
         "on the fly (ms)",
         "addition alone (ms)",
-        "on-the-fly scratch",
+        "on the fly / table",
+        "table / addition",
     ]
     note = (
-        f"\n\nBatch {data['batch']}, d_model = {data['d_model']}, best of {data['repeats']} "
-        f"runs; the table of max_len = {data['max_len']:,} rows holds "
-        f"{data['table_bytes'] / 2**20:.0f} MiB. Measured on {machine['cpu']} "
-        f"with {machine['threads_used']} threads, torch {data['versions']['torch']}, "
-        f"on {data['date']}, by `{data['command']}`."
+        f"\n\nBatch {data['batch']}, d_model = {data['d_model']}; the table of max_len = "
+        f"{data['max_len']:,} rows holds {data['table_bytes'] / 2**20:.0f} MiB. Times are the "
+        f"median (and quartiles) of {data['rounds']} rounds in which the three calls ran in a "
+        f"random order; ratios are the median of the per-round ratios with a bootstrap 95% "
+        f"interval ({data['bootstrap']:,} resamples). Measured on {machine['cpu']} with "
+        f"{threads} thread{'' if threads == 1 else 's'} (a CPU, so nothing here measures GPU "
+        f"memory or speed), torch {data['versions']['torch']}, on {data['date']}, by "
+        f"`{data['command']}`."
     )
-    first, last = data["rows"][0], data["rows"][-1]
-    ratios = (
-        f"\n\nOn the fly took {first['on_the_fly_ms'] / first['precomputed_ms']:.1f}× the "
-        f"table's time at seq_len = {first['seq_len']:,} and "
-        f"{last['on_the_fly_ms'] / last['precomputed_ms']:.2f}× at seq_len = {last['seq_len']:,}."
-    )
-    return table(headers, rows, align="rrrrr") + note + ratios
+    verdict = []
+    if separated:
+        verdict.append(
+            f"On the fly is measurably slower than the table at seq_len = {_and(separated)} "
+            "(the interval excludes 1)."
+        )
+    if unresolved:
+        verdict.append(
+            f"At seq_len = {_and(unresolved)} the interval contains 1: this run cannot tell "
+            "the two apart; a difference there, if any, is within its noise."
+        )
+    return table(headers, rows, align="rrrrrr") + note + "\n\n" + " ".join(verdict)
 
 
 def _milliseconds(seconds: float) -> str:
@@ -486,7 +518,7 @@ def error_benchmark() -> str:
     names = list(short)
     headers = ["positions"] + [short[name] for name in names]
     rows = [
-        [f"{row['start']:,} to {row['stop']:,}"] + [number(row[name], 2) for name in names]
+        [f"{row['start']:,} to {row['stop']:,}", *(float(row[name]) for name in names)]
         for row in data["errors"]
     ]
     worst = data["pe_below_2_24"]
@@ -497,7 +529,8 @@ def error_benchmark() -> str:
         f"in {worst['mpmath_spot_checks']} spot checks against 40-digit mpmath, "
         f"{number(worst['max_error_mpmath'], 2)}."
     )
-    return table(headers, rows, align="l" + "r" * len(names)) + note
+    formats = [None] + ["e1"] * len(names)  # every error in one style, small or large
+    return table(headers, rows, align="l" + "r" * len(names), formats=formats) + note
 
 
 def memory_benchmark() -> str:
@@ -635,10 +668,11 @@ def convention_differences(d_model: int, length: int) -> str:
                 cells.append("shape")
             else:
                 difference = float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max())
-                cells.append("0" if difference == 0 else number(difference, 1))
+                cells.append(difference)  # exact zero shows as 0
         rows.append(cells)
     headers = [""] + [f"`{name}`" for name in names]
-    return table(headers, rows, align="l" + "r" * len(names))
+    formats = [None] + ["e1"] * len(names)  # 2.0e0 beside 4.5e-6: one style per column
+    return table(headers, rows, align="l" + "r" * len(names), formats=formats)
 
 
 @cached_markdown
@@ -693,6 +727,7 @@ def extrapolation_results() -> str:
         + [f"change {train} → {lengths[-1]}"]
     )
     task, training, model = data["task"], data["training"], data["model"]
+    threads = data["machine"]["threads_used"]
     note = (
         f"\n\nNext-token loss in nats (lower is better); the best possible is the chain's "
         f"entropy rate, {best:.3f}. Task: an order-{task['order']} Markov chain over "
@@ -702,7 +737,8 @@ def extrapolation_results() -> str:
         f"{training['batch']} sequences of {train} tokens, {training['optimiser']} at "
         f"{training['learning_rate']}, the same data and seed for every method; evaluated on "
         f"{data['eval_sequences']} fresh sequences per length. Run by `{data['command']}` on "
-        f"{data['date']} ({data['machine']['cpu']}, {data['machine']['threads_used']} threads, "
+        f"{data['date']} ({data['machine']['cpu']}, "
+        f"{threads} thread{'' if threads == 1 else 's'}, "
         f"torch {data['versions']['torch']}) in {data['total_seconds']:.0f} s."
     )
     return table(headers, rows, align="l" + "r" * (len(lengths) + 1)) + note

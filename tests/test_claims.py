@@ -1,5 +1,8 @@
 """Claims the guide makes in prose, each checked against an independent computation."""
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from reference import float64_table
@@ -65,3 +68,273 @@ def test_scaled_embeddings_match_the_encoding_scale():  # implementation.md
     assert (embedding * np.sqrt(d_model)).var() == pytest.approx(1.0, rel=0.02)
     encoding = float64_table(np.arange(20_000), d_model)
     assert np.mean(encoding**2) == pytest.approx(0.5, rel=1e-12)
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def page(name: str) -> str:
+    """A page's Markdown source, with line breaks folded into spaces."""
+    return " ".join((DOCS / name).read_text(encoding="utf-8").split())
+
+
+def test_binary_analogy_does_not_claim_a_smooth_fall():  # frequencies.md
+    assert "falls off smoothly" not in page("frequencies.md")
+    # the 16-wide encoding of the binary figure: similarity rises again at small offsets
+    table = float64_table(np.arange(64), 16)
+    cosine = table @ table[0] / (16 / 2)
+    assert cosine[1] < cosine[0]
+    assert np.any(np.diff(cosine[:12]) > 0)
+    assert cosine[1:].max() > cosine[1:8].min()
+
+
+def test_determinism_is_not_claimed_across_libraries():  # why-position.md
+    text = page("why-position.md")
+    assert "identical in every run and every library" not in text
+    assert "conventions.md" in text
+    # two libraries' encodings of the same positions differ (by up to 2 in one entry)
+    paper = float64_table(np.arange(64), 16)
+    concatenated = np.concatenate([paper[:, 0::2], paper[:, 1::2]], axis=1)
+    assert np.abs(paper - concatenated).max() > 1.9
+
+
+def test_mistake_counts_match_the_page_list():  # index.md, mistakes.md
+    from sitegen import claims
+
+    for name in ("index.md", "mistakes.md"):
+        assert "seven silent" not in page(name).lower()
+    sections = claims.mistake_sections()
+    assert len(sections) == 7
+    assert "odd" in sections
+    # exactly one mistake raises: the odd width, with torch's own error
+    import torch
+
+    with pytest.raises(RuntimeError):
+        torch.zeros(8, 7)[:, 1::2] = torch.ones(8, 4)
+    census = claims.mistakes_census()
+    assert "seven mistakes" in census
+    assert "Six of them raise no error" in census
+    assert "all but one silent" in page("mistakes.md")
+
+
+def test_precision_intro_does_not_tie_speed_to_position():  # precision.md
+    text = page("precision.md")
+    assert "it is neither" not in text
+    assert "speed does not depend on the position" in text.lower()
+
+
+def test_float16_overflows_from_65520_not_65504():  # precision.md
+    from sitegen import claims
+
+    assert "overflows at 65504" not in page("precision.md")
+    assert float(np.float16(65504.0)) == 65504.0
+    assert float(np.float16(65519.0)) == 65504.0  # still rounds down
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float16(65520.0))
+    assert float(np.float16(2048.0)) == 2048.0
+    assert float(np.float16(2049.0)) != 2049.0
+    limits = claims.float16_limits()
+    assert limits["float16 first integer to overflow"] == 65520
+    assert limits["float16 largest finite"] == 65504.0
+    assert limits["float16 first inexact integer"] == 2049
+    assert limits["bfloat16 first inexact integer"] == 257
+    assert "65,520" in claims.float16_sentence()
+
+
+def test_low_precision_errors_are_true_maxima():  # precision.md
+    from sitegen import claims
+
+    low, high, d_model = 3000, 3600, 16
+    whole = claims._low_precision_errors(low, high, d_model)
+    # the whole range's maximum is the larger of its halves' (nothing is sampled away) ...
+    halves = [
+        claims._low_precision_errors(a, b, d_model, chunk=97)
+        for a, b in ((3000, 3301), (3301, 3600))
+    ]
+    assert whole == [max(a, b) for a, b in zip(*halves, strict=True)]
+    # ... and the float16 output error equals that of rounding the float64 reference
+    reference = float64_table(np.arange(low, high), d_model)
+    rounded = np.abs(reference.astype(np.float16).astype(np.float64) - reference).max()
+    assert whole[0] == pytest.approx(rounded, rel=1e-3)
+    assert "1,024" not in page("precision.md")
+
+
+def test_low_precision_table_holds_the_mistakes_windows():  # precision.md, mistakes.md
+    from sitegen import claims
+
+    lines = claims.low_precision_agreement(64).splitlines()
+    assert len(lines) == 4
+    for line in lines:
+        shown = [float(x) for x in re.findall(r"\*\*([-\d.e]+)\*\*", line)]
+        assert shown[0] <= shown[1]
+
+
+def _rotation_check_error(position: int, offset: int, pair: int, d_model: int) -> float:
+    """Rotate pair `pair` of the float64 reference by k·ω_i and compare with PE(p+k)."""
+    omega = 10000.0 ** (-2 * pair / d_model)
+    start = float64_table(np.array([position]), d_model)[0, 2 * pair : 2 * pair + 2]
+    target = float64_table(np.array([position + offset]), d_model)[0, 2 * pair : 2 * pair + 2]
+    c, s = np.cos(offset * omega), np.sin(offset * omega)
+    rotated = np.array([c * start[0] + s * start[1], -s * start[0] + c * start[1]])
+    return float(np.abs(rotated - target).max())
+
+
+def test_rotation_error_follows_the_angle_not_the_position():  # rotation.md
+    from sitegen import claims
+
+    assert "grow slightly with the position" not in page("rotation.md")
+    # the largest position, on a slow pair, has a smaller angle and error than a smaller one
+    big_p = _rotation_check_error(123_456, -789, 31, 64)
+    small_p = max(_rotation_check_error(1000 + j, 250, 7, 64) for j in range(200))
+    assert big_p < small_p
+    # the same position on pairs with ever larger angles: the error grows with the angle
+    errors = [
+        max(_rotation_check_error(p, 1, 0, 64) for p in range(n, n + 300)) for n in (10, 10**6)
+    ]
+    assert errors[0] < errors[1]
+    rows = claims.rotation_error_by_angle(64, (1, 250)).splitlines()[2:]
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert float(cells[2]) <= 4 * float(cells[3]) or float(cells[2]) < 1e-15
+
+
+def test_every_mistake_symptom_states_its_settings():  # mistakes.md
+    from sitegen.examples import load
+
+    mistakes = load("mistakes")
+    found, settings = mistakes["symptoms"](), mistakes["settings"]()
+    assert set(found) == set(settings)
+    assert "settings[name]" in page("mistakes.md")
+    # the stated width is the one measured: the correct table's longest wavelength is
+    # 2π·b^((d-2)/d) for d = 64, computed independently here
+    assert "d_model = 64" in settings["longest wavelength, right"]
+    assert found["longest wavelength, right"] == pytest.approx(2 * np.pi * 10000 ** (62 / 64))
+    assert "(4, 10, 16)" in settings["layout: distinct encodings along the batch"]
+    assert found["layout: distinct encodings along the batch"] == 4
+
+
+def test_alibi_gets_a_fair_head_count_and_the_confound_is_stated():  # beyond/comparison.md
+    import json
+
+    from sitegen import claims
+
+    data = json.loads((DOCS.parent / "benchmarks/results/extrapolation.json").read_text())
+    heads = data["model"]["heads"]
+    assert heads >= 4
+    # ALiBi's rule for a power-of-two head count: slope h is 2^(-8h/n), h = 1..n
+    expected = [2.0 ** (-8 * h / heads) for h in range(1, heads + 1)]
+    assert data["model"]["alibi_slopes"] == pytest.approx(expected)
+    assert max(expected) * (data["training"]["length"] - 1) > 10  # a steep head exists
+    note = claims.alibi_heads_note()
+    assert f"{heads} heads" in note
+    assert "1/16 and 1/256" in note
+    assert "as well as the method" in note
+
+
+def test_modes_verdict_follows_the_paired_rounds():  # implementation.md
+    import json
+
+    from sitegen import tables
+
+    data = json.loads((DOCS.parent / "benchmarks/results/modes.json").read_text())
+    assert data["rounds"] >= 30
+    shown = tables.modes_benchmark()
+    for row in data["rows"]:
+        samples = {name: np.array(times) for name, times in row["samples_ms"].items()}
+        assert all(times.size == data["rounds"] for times in samples.values())
+        ratios = samples["on_the_fly"] / samples["table"]
+        assert np.median(ratios) == pytest.approx(row["on_the_fly_over_table"]["median"], rel=1e-3)
+        # an independent interval: a sign test on the paired rounds
+        slower = int(np.sum(ratios > 1))
+        low, high = row["on_the_fly_over_table"]["ci95"]
+        if low > 1:
+            assert slower > 0.6 * ratios.size
+        assert f"{row['on_the_fly_over_table']['median']:.2f} ({low:.2f}\u2013{high:.2f})" in shown
+    text = page("implementation.md")
+    assert "memory on the device" not in text
+    assert "says nothing about speed or memory on a GPU" in text
+
+
+def _column_styles(markdown: str) -> list[set[str]]:
+    """For each column of a Markdown table, the number styles found in it."""
+    lines = [line for line in markdown.splitlines() if line.startswith("|")][2:]
+    cells = [[cell.strip().strip("*") for cell in line.strip("|").split("|")] for line in lines]
+    styles: list[set[str]] = [set() for _ in cells[0]]
+    for row in cells:
+        for j, cell in enumerate(row):
+            if re.fullmatch(r"-?\d+\.\d+e-?\d+", cell):
+                styles[j].add("scientific")
+            elif match := re.fullmatch(r"-?\d+\.(\d+)", cell):
+                styles[j].add(f"fixed {len(match.group(1))}")
+            elif cell == "0":
+                styles[j].add("zero")
+            elif re.fullmatch(r"-?\d+", cell.replace(",", "")):
+                styles[j].add("integer")
+    return styles
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "encoding",
+        "worked_angles",
+        "closest_returns",
+        "rotation_checks",
+        "error_benchmark",
+        "low_precision",
+    ],
+)
+def test_each_number_column_has_one_style(name):  # formula.md, worked-examples.md, ...
+    from sitegen import claims, tables
+
+    calls = {
+        "encoding": lambda: tables.encoding(20, 20, digits=3),
+        "worked_angles": lambda: tables.worked_angles(5, 4),
+        "closest_returns": lambda: tables.closest_returns(16, 0, (10, 100, 1000, 100_000)),
+        "rotation_checks": lambda: tables.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
+        "error_benchmark": tables.error_benchmark,
+        "low_precision": lambda: claims.low_precision_exhaustive.__wrapped__(  # no cache
+            16, ((0, 256), (256, 2049), (65_000, 66_000))
+        ),
+    }
+    for styles in _column_styles(calls[name]()):
+        if styles == {"zero", "integer"}:
+            continue  # a column of whole numbers that starts at 0
+        if "scientific" in styles:
+            styles.discard("zero")  # an exact zero reads the same in scientific style
+        assert len(styles) <= 1, styles
+
+
+def test_column_formats_leave_default_tables_alone():  # sitegen/markdown.py
+    from sitegen.markdown import number, table
+
+    rows = [["a", 0.0, 0.00063], ["b", 1.0, 0.001]]
+    default = table(["k", "x", "y"], rows)
+    assert default == table(["k", "x", "y"], rows, formats=None)
+    assert "| a | 0 | 0.0006 |" in default  # the default style, unchanged
+    styled = table(["k", "x", "y"], rows, formats=[None, "f4", "e1"])
+    assert "| a | 0.0000 | 6.3e-4 |" in styled
+    assert "| b | 1.0000 | 1.0e-3 |" in styled
+    assert number(0.001, 3) == "0.001"
+    with pytest.raises(ValueError, match="one entry per column"):
+        table(["x"], [[1.0]], formats=["f2", "f2"])
+    with pytest.raises(ValueError, match="'f<decimals>'"):
+        table(["x"], [[1.0]], formats=["%.2f"])
+
+
+def test_rope_page_says_d_is_the_head_dimension():  # beyond/rope.md
+    assert "is the *head* dimension" in page("beyond/rope.md")
+
+
+def test_offset_44_beats_offset_10_because_pair_zero_nearly_returns():  # worked-examples.md
+    from sitegen import claims
+
+    omega = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    dots = {k: float(np.cos(k * omega).sum()) for k in (10, 44)}
+    assert dots[44] > dots[10]
+    assert 44 / (2 * np.pi) == pytest.approx(7, abs=0.01)  # pair 0 has made almost 7 turns
+    assert np.cos(44.0) > 0.999
+    text = claims.offset_surprise(16, 10, 44)
+    assert f"{dots[44] - dots[10]:.3f} higher" in text
+    assert "7.003 turns" in text
+    assert "claims.offset_surprise" in page("worked-examples.md")

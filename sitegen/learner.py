@@ -23,13 +23,13 @@ NOTEBOOK_DOTS = {(3, 4): 2.4374, (3, 10): 1.5401}
 
 
 def _interleave(angles_sin: np.ndarray, angles_cos: np.ndarray) -> np.ndarray:
-    out = np.empty(angles_sin.shape[:-1] + (2 * angles_sin.shape[-1],))
+    out = np.empty((*angles_sin.shape[:-1], 2 * angles_sin.shape[-1]))
     out[..., 0::2], out[..., 1::2] = np.sin(angles_sin), np.cos(angles_cos)
     return out
 
 
 def paper(position: float, d_model: int) -> np.ndarray:
-    """The paper's encoding of one position, in float64, from `pe`."""
+    """Encode one position with the paper's formula, in float64, from `pe`."""
     return pe.sinusoidal(np.array([position]), d_model, dtype=np.float64)[0]
 
 
@@ -41,24 +41,24 @@ def exponent_per_dimension(position: float, d_model: int) -> np.ndarray:
 
 
 def pair_index_for_2i(position: float, d_model: int) -> np.ndarray:
-    """The pair index i where the paper has 2i: exponent i/d."""
+    """Use the pair index i where the paper has 2i: exponent i/d."""
     angles = position / BASE ** (np.arange(d_model // 2) / d_model)
     return _interleave(angles, angles)
 
 
 def halves(position: float, d_model: int) -> np.ndarray:
-    """The paper's angles, all sines first and then all cosines (concatenated halves)."""
+    """Use the paper's angles, all sines first and then all cosines (concatenated halves)."""
     angles = position * pe.frequencies(d_model, BASE).astype(np.float64)
     return np.concatenate([np.sin(angles), np.cos(angles)])
 
 
 def counted_from_one(position: float, d_model: int) -> np.ndarray:
-    """The paper's formula with positions counted from 1 (position p gets p + 1)."""
+    """Use the paper's formula with positions counted from 1 (position p gets p + 1)."""
     return paper(position + 1, d_model)
 
 
 def base_100(position: float, d_model: int) -> np.ndarray:
-    """The paper's layout with base 100 instead of 10000."""
+    """Use the paper's layout with base 100 instead of 10000."""
     return pe.sinusoidal(np.array([position]), d_model, base=100.0, dtype=np.float64)[0]
 
 
@@ -123,7 +123,11 @@ def neighbour_dots(d_model: int, positions: Sequence[int]) -> str:
             [
                 p,
                 number(float(paper(p, d_model) @ paper(p + 1, d_model))),
-                number(float(exponent_per_dimension(p, d_model) @ exponent_per_dimension(p + 1, d_model))),
+                number(
+                    float(
+                        exponent_per_dimension(p, d_model) @ exponent_per_dimension(p + 1, d_model)
+                    )
+                ),
             ]
         )
     return table(["p", "paper: PE(p)·PE(p+1)", "exponent j/d: PE(p)·PE(p+1)"], rows, align="rrr")
@@ -208,7 +212,9 @@ def equivariance_checks(length: int = 6, d_model: int = 16, seed: int = 1) -> di
     with_pe = attention(tokens + encoding)
     with_pe_shuffled = attention(tokens[order] + encoding)
     return {
-        "equivariant: Attention(PX) − P·Attention(X)": float(np.abs(out_shuffled - out[order]).max()),
+        "equivariant: Attention(PX) − P·Attention(X)": float(
+            np.abs(out_shuffled - out[order]).max()
+        ),
         "invariant? Attention(PX) − Attention(X)": float(np.abs(out_shuffled - out).max()),
         "pooled: mean of Attention(PX) − mean of Attention(X)": float(
             np.abs(out_shuffled.mean(axis=0) - out.mean(axis=0)).max()
@@ -268,7 +274,7 @@ def embedding_balance(d_models: Sequence[int] = (64, 512), vocabulary: int = 409
 
 
 def concatenation_identity(d_model: int = 64, d_position: int = 64, seed: int = 0) -> float:
-    """Largest |W [x; p] − (W_x x + W_p p)|: a linear layer after concatenation is a sum."""
+    """Largest |W [x; p] - (W_x x + W_p p)|: a linear layer after concatenation is a sum."""
     rng = np.random.default_rng(seed)
     tokens = rng.normal(size=(10, d_model))
     positions = pe.sinusoidal(10, d_position, dtype=np.float64)
@@ -290,7 +296,9 @@ def width_cost(d_model: int = 512, layers: int = 6) -> str:
         ["added (width d)", d_model, f"{added:,}"],
         ["concatenated (width 2d)", 2 * d_model, f"{concatenated:,}"],
     ]
-    return table(["encoding", "model width", f"attention weights in {layers} layers"], rows, align="lrr")
+    return table(
+        ["encoding", "model width", f"attention weights in {layers} layers"], rows, align="lrr"
+    )
 
 
 def incremental_decoding(d_model: int = 16, steps: int = 6) -> dict[str, float]:
@@ -311,7 +319,10 @@ def incremental_decoding(d_model: int = 16, steps: int = 6) -> dict[str, float]:
 
 
 def dropout_on_sum(d_model: int = 64, length: int = 32, rate: float = 0.1) -> dict[str, float]:
-    """Train-mode dropout in the module acts on the sum: zeros where dropped, sum/(1−rate) elsewhere."""
+    """Train-mode dropout in the module acts on the sum.
+
+    Dropped entries are zero; the others are ``(x + PE) / (1 - rate)``.
+    """
     import torch
 
     from pe.nn import SinusoidalPositionalEncoding
@@ -324,5 +335,7 @@ def dropout_on_sum(d_model: int = 64, length: int = 32, rate: float = 0.1) -> di
     kept = out != 0
     return {
         "share of entries set to zero": float(1.0 - kept.double().mean()),
-        "largest |output − sum/(1 − rate)| where kept": float((out - total / (1 - rate))[kept].abs().max()),
+        "largest |output - sum/(1 - rate)| where kept": float(
+            (out - total / (1 - rate))[kept].abs().max()
+        ),
     }

@@ -13,7 +13,7 @@ from sitegen import learner
 
 
 def paper_dot(p: int, q: int, d_model: int, base: float = 10000.0) -> float:
-    """PE(p)·PE(q) = Σ_i cos((q − p) ω_i), ω_i = base^(−2i/d), from the rotation identity."""
+    """PE(p)·PE(q) = Σ_i cos((q - p) ω_i), ω_i = base^(-2i/d), from the rotation identity."""
     return sum(math.cos((q - p) * base ** (-2 * i / d_model)) for i in range(d_model // 2))
 
 
@@ -38,7 +38,8 @@ def test_the_paper_does_not_give_the_notebook_numbers():
     assert near == pytest.approx(paper_dot(3, 4, 6), abs=1e-12)
     assert far == pytest.approx(paper_dot(3, 10, 6), abs=1e-12)
     assert far > near  # under the paper's formula position 10 is the closer one
-    assert round(near, 4) != 2.4374 and round(far, 4) != 1.5401
+    assert round(near, 4) != 2.4374
+    assert round(far, 4) != 1.5401
 
 
 def test_only_one_formula_matches_and_the_table_says_so():
@@ -50,7 +51,8 @@ def test_only_one_formula_matches_and_the_table_says_so():
     assert matches == ["exponent j/d of the column's own index"]
     markdown = learner.notebook_formulas()
     assert markdown.count("**yes**") == 1
-    assert "2.5392" in markdown and "2.7015" in markdown
+    assert "2.5392" in markdown
+    assert "2.7015" in markdown
 
 
 def test_layout_and_counting_do_not_change_the_paper_dot_products():
@@ -92,9 +94,12 @@ def test_pair0_returns_are_the_record_approaches_to_a_multiple_of_two_pi():
             best = gap
             expected.append(p)
     assert positions == expected
-    assert 44 in positions and 710 in positions and 41 not in positions
+    assert 44 in positions
+    assert 710 in positions
+    assert 41 not in positions
     # At 41 pair 0 is nearly opposite its start; at 44 nearly back (44 ≈ 7 · 2π).
-    assert math.cos(41) < -0.98 and math.cos(44) > 0.9998
+    assert math.cos(41) < -0.98
+    assert math.cos(44) > 0.9998
     assert abs(44 - 7 * 2 * math.pi) < 0.02
 
 
@@ -102,7 +107,7 @@ def test_blog_table_separates_the_returns_with_the_slow_pairs():
     markdown = learner.blog_returns(64, (41,))
     assert "**41**" in markdown
     for p in (44, 333, 710):
-        distance = math.sqrt(2 * (32 - paper_dot(0, p, 64)))  # ‖a − b‖² = ‖a‖² + ‖b‖² − 2a·b
+        distance = math.sqrt(2 * (32 - paper_dot(0, p, 64)))  # |a - b|² = |a|² + |b|² - 2a·b
         assert distance > 4
         assert f"{distance:.4f}" in markdown
 
@@ -139,7 +144,8 @@ def test_concatenation_then_linear_is_a_sum():
 
 def test_width_cost_is_four_times():
     markdown = learner.width_cost(512, 6)
-    assert f"{6 * 4 * 512 * 512:,}" in markdown and f"{6 * 4 * 1024 * 1024:,}" in markdown
+    assert f"{6 * 4 * 512 * 512:,}" in markdown
+    assert f"{6 * 4 * 1024 * 1024:,}" in markdown
 
 
 def test_incremental_decoding_needs_the_offset():
@@ -152,12 +158,14 @@ def test_incremental_decoding_needs_the_offset():
 def test_dropout_acts_on_the_sum():
     result = learner.dropout_on_sum(rate=0.1)
     assert 0.05 < result["share of entries set to zero"] < 0.15
-    assert result["largest |output − sum/(1 − rate)| where kept"] < 1e-6
+    assert result["largest |output - sum/(1 - rate)| where kept"] < 1e-6
 
 
 def test_paper_helper_is_the_paper_formula():
     row = learner.paper(7, 8)
     for j in range(8):
         angle = 7 / 10000.0 ** (2 * (j // 2) / 8)
-        assert row[j] == pytest.approx(math.sin(angle) if j % 2 == 0 else math.cos(angle), abs=1e-12)
+        assert row[j] == pytest.approx(
+            math.sin(angle) if j % 2 == 0 else math.cos(angle), abs=1e-12
+        )
     assert np.allclose(learner.halves(7, 8), np.concatenate([row[0::2], row[1::2]]))

@@ -339,3 +339,43 @@ def dropout_on_sum(d_model: int = 64, length: int = 32, rate: float = 0.1) -> di
             (out - total / (1 - rate))[kept].abs().max()
         ),
     }
+
+
+def blog_summary(
+    d_model: int = 64, claimed: int = 41, limit: int = 1000, heatmap_rows: int = 10
+) -> str:
+    """Write the paragraph under the returns table, with its numbers computed."""
+    records = [p for p, _ in pair0_returns(limit) if p > 2 * np.pi]
+    nearest = min(records, key=lambda p: abs(p - claimed))
+    later = [p for p in records if p > nearest]
+    origin = paper(0, d_model)
+    distances = [float(np.linalg.norm(paper(p, d_model) - origin)) for p in [nearest, *later]]
+    return (
+        f"At {claimed} pair 0 is nearly *opposite* its start (its cosine is "
+        f"{np.cos(claimed):.3f}); the nearest true return is at {nearest}, "
+        f"{nearest / (2 * np.pi):.3f} turns, and closer ones follow at "
+        f"{' and '.join(str(p) for p in later)}. None of them can be seen in a heatmap of "
+        f"{heatmap_rows} rows, which covers {heatmap_rows / (2 * np.pi):.2f} turns of pair 0. "
+        f"The last two columns are the point: even where pair 0 is back within "
+        f"{2 * abs(np.sin(later[-1] / 2)):.1e}, the whole {d_model}-wide vector is at least "
+        f"{min(distances):.2f} away from position 0, because the slower pairs have turned by "
+        "angles nowhere near a whole turn (the column names the pair that moved most, with its "
+        "distance; the largest possible is 2)."
+    )
+
+
+#: Vaswani et al. 2017, Table 3: the base model and row (E), English-German newstest2013.
+PAPER_TABLE3 = (
+    ("base, sinusoidal encoding", 4.92, 25.8),
+    ("(E) learned positional embedding instead of sinusoids", 4.92, 25.7),
+)
+
+
+def paper_table3() -> str:
+    """Quote the two rows of the paper's Table 3 that compare learned and sinusoidal positions."""
+    rows = [[name, f"{ppl:.2f}", f"{bleu:.1f}"] for name, ppl, bleu in PAPER_TABLE3]
+    return table(
+        ["model (Vaswani et al. 2017, Table 3)", "perplexity (dev)", "BLEU (dev)"],
+        rows,
+        align="lrr",
+    )

@@ -169,3 +169,21 @@ def test_paper_helper_is_the_paper_formula():
             math.sin(angle) if j % 2 == 0 else math.cos(angle), abs=1e-12
         )
     assert np.allclose(learner.halves(7, 8), np.concatenate([row[0::2], row[1::2]]))
+
+
+def test_blog_summary_names_the_true_returns():
+    text = learner.blog_summary(d_model=64, claimed=41, limit=1000, heatmap_rows=10)
+    assert f"{math.cos(41):.3f}" in text
+    assert "return is at 44" in text
+    assert f"{44 / (2 * math.pi):.3f} turns" in text
+    assert "333 and 710" in text
+    assert f"{10 / (2 * math.pi):.2f} turns" in text
+    closest = min(math.sqrt(2 * (32 - paper_dot(0, p, 64))) for p in (44, 333, 710))
+    assert f"at least {closest:.2f}" in text
+
+
+def test_paper_table3_quotes_the_paper():
+    markdown = learner.paper_table3()
+    # Vaswani et al. 2017, Table 3: base 4.92 / 25.8; row (E) 4.92 / 25.7.
+    assert "| base, sinusoidal encoding | 4.92 | 25.8 |" in markdown
+    assert "instead of sinusoids | 4.92 | 25.7 |" in markdown

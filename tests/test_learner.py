@@ -187,3 +187,34 @@ def test_paper_table3_quotes_the_paper():
     # Vaswani et al. 2017, Table 3: base 4.92 / 25.8; row (E) 4.92 / 25.7.
     assert "| base, sinusoidal encoding | 4.92 | 25.8 |" in markdown
     assert "instead of sinusoids | 4.92 | 25.7 |" in markdown
+
+
+def _page(name: str) -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[1] / "docs" / f"{name}.md").read_text(encoding="utf-8")
+
+
+def test_gentle_example_comes_before_the_long_trace():
+    page = _page("worked-examples")
+    assert page.index("## A 4-wide encoding") < page.index("## Step by step: 8 positions, d = 20")
+    assert "## Step by step" not in _page("formula")
+
+
+def test_unit_circle_figure_lives_in_the_rotation_chapter():
+    rotation = _page("rotation")
+    assert rotation.index('figure("rotation"') < rotation.index("## Derivation")
+    assert 'figure("rotation"' not in _page("visualizing")
+
+
+def test_simple_module_comes_before_the_exact_method():
+    page = _page("implementation")
+    assert page.index("## The torch module") < page.index("## The numpy function")
+
+
+def test_transformer_page_is_in_the_guide_after_implementation():
+    from pathlib import Path
+
+    nav = (Path(__file__).resolve().parents[1] / "mkdocs.yml").read_text(encoding="utf-8")
+    where = [nav.index(page) for page in ("implementation.md", "transformer.md", "visualizing.md")]
+    assert where == sorted(where)

@@ -1,11 +1,13 @@
-"""Exercise: for d = 6, is PE(3) closer (by dot product) to PE(4) or to PE(10)?"""
+"""Exercise: for d = 6, which offset from 1 to 20 gives the largest PE(p) . PE(p + k)?"""
 
-import numpy as np
+import math
 
 import pe
 
-table = pe.sinusoidal(11, 6, dtype=np.float64)
-near, far = float(table[3] @ table[4]), float(table[3] @ table[10])
-print(f"PE(3).PE(4) = {near:.4f}, PE(3).PE(10) = {far:.4f}")
-print("closer:", "PE(10)" if far > near else "PE(4)")
-print(f"Answer: {near:.4f} {far:.4f}")
+dots = {k: float(pe.similarity(0, k, 6, measure="dot")) for k in range(1, 21)}
+best = max(dots, key=dots.__getitem__)
+print(f"offset 1: {dots[1]:.4f}; offset {best}: {dots[best]:.4f}")
+print(
+    f"at offset {best} pair 0 has made {best / (2 * math.pi):.3f} turns: nearly back at its start"
+)
+print(f"Answer: {best} {dots[best]:.4f}")

@@ -379,3 +379,41 @@ def paper_table3() -> str:
         rows,
         align="lrr",
     )
+
+
+def sine_zero_records(limit: int) -> list[int]:
+    """Positions 2..limit where |sin p| (column 0 alone) is smaller than at every earlier one."""
+    records: list[int] = []
+    best = abs(np.sin(1))
+    for position in range(2, limit + 1):
+        value = abs(np.sin(position))
+        if value < best:
+            best = value
+            records.append(position)
+    return records
+
+
+def column0_returns(claimed: int = 41, limit: int = 1000) -> str:
+    """Where column 0 alone is back at 0: near multiples of π, half of them going the wrong way."""
+    shown = sorted({claimed, *sine_zero_records(limit)})
+    rows = []
+    for p in shown:
+        multiple = p / np.pi
+        back = np.cos(p) > 0
+        rows.append(
+            [
+                f"**{p}**" if p == claimed else str(p),
+                f"{multiple:.3f}",
+                number(np.sin(p)),
+                number(np.cos(p)),
+                "yes: an even multiple of π" if back else "no: the pair is opposite its start",
+            ]
+        )
+    headers = [
+        "position p",
+        "p / π",
+        "column 0: sin p",
+        "column 1: cos p",
+        "pair 0 back at its start?",
+    ]
+    return table(headers, rows, align="rrrrl")

@@ -66,10 +66,12 @@ EXPECTED = {
     "frequencies_2": lambda a: a[0] == math.floor(16 * math.log10(100 / (2 * math.pi))) + 1,
     "rotation_1": lambda a: a == pytest.approx([math.sin(7), math.cos(7)], abs=5e-7),
     "rotation_2": lambda a: a[0] == pytest.approx(math.cos(3) + math.cos(3 / 100), abs=5e-7),
-    "worked_examples_1": lambda a: a
-    == pytest.approx(
-        max(([k, dot_for_offset(k, 6)] for k in range(1, 21)), key=lambda row: row[1]),
-        abs=5e-5,
+    "worked_examples_1": lambda a: (
+        a
+        == pytest.approx(
+            max(([k, dot_for_offset(k, 6)] for k in range(1, 21)), key=lambda row: row[1]),
+            abs=5e-5,
+        )
     ),
     "worked_examples_2": lambda a: (
         a[0] == pytest.approx(math.sqrt(16 - 2 * dot_for_offset(44, 16)), abs=5e-5)

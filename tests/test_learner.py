@@ -218,3 +218,19 @@ def test_transformer_page_is_in_the_guide_after_implementation():
     nav = (Path(__file__).resolve().parents[1] / "mkdocs.yml").read_text(encoding="utf-8")
     where = [nav.index(page) for page in ("implementation.md", "transformer.md", "visualizing.md")]
     assert where == sorted(where)
+
+
+def test_column0_alone_returns_near_multiples_of_pi():
+    records = learner.sine_zero_records(1000)
+    expected, best = [], abs(math.sin(1))
+    for p in range(2, 1001):
+        if abs(math.sin(p)) < best:
+            best = abs(math.sin(p))
+            expected.append(p)
+    assert records == expected
+    assert records == [3, 22, 333, 355]
+    markdown = learner.column0_returns(41, 1000)
+    # 41 ≈ 13π (odd): the sine is near 0 but the cosine near -1.
+    assert abs(41 / math.pi - 13) < 0.06
+    assert markdown.count("no: the pair is opposite its start") == 4  # 3, 22, 41, 355
+    assert markdown.count("yes: an even multiple of π") == 1  # 333 ≈ 106π

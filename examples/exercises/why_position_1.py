@@ -20,4 +20,5 @@ equivariance_gap = np.abs(attention(tokens[order]) - attention(tokens)[order]).m
 invariance_gap = np.abs(attention(tokens[order]) - attention(tokens)).max()
 print(f"|Attention(PX) - P Attention(X)|  = {equivariance_gap:.1e}")
 print(f"|Attention(PX) - Attention(X)|    = {invariance_gap:.3f}")
+print("invariance would make the second number 0; the first is 0: attention is equivariant")
 print(f"Answer: {equivariance_gap:.1e} {invariance_gap:.3f}")

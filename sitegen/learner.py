@@ -151,9 +151,12 @@ def pair0_returns(limit: int) -> list[tuple[int, float]]:
 
 
 def blog_returns(d_model: int, positions: Sequence[int], limit: int = 1000) -> str:
-    """Pair 0 and the whole vector at `positions` and at pair 0's record returns up to `limit`."""
+    """Pair 0 and the whole vector at `positions` and at pair 0's record returns up to `limit`.
+
+    The records start after position 1 (the first step is trivially a record).
+    """
     origin = paper(0, d_model)
-    record_positions = [p for p, _ in pair0_returns(limit)]
+    record_positions = [p for p, _ in pair0_returns(limit) if p > 1]
     shown = sorted(set(positions) | set(record_positions))
     rows = []
     for p in shown:
@@ -166,21 +169,19 @@ def blog_returns(d_model: int, positions: Sequence[int], limit: int = 1000) -> s
                 number(np.sin(p)),
                 number(np.cos(p)),
                 number(float(pair_gaps[0])),
-                "yes" if p in record_positions else "no",
                 number(float(np.linalg.norm(vector - origin))),
                 f"{slow} ({number(float(pair_gaps[slow]))})",
             ]
         )
     headers = [
-        "position p",
-        "column 0: sin p",
-        "column 1: cos p",
-        "pair 0: distance from position 0",
-        "closer than every earlier p?",
-        f"whole vector (d = {d_model}): ‖PE(p) − PE(0)‖",
-        "pair that moved most (its distance)",
+        "p",
+        "sin p (col. 0)",
+        "cos p (col. 1)",
+        "pair 0: distance from start",
+        f"‖PE(p) − PE(0)‖, d = {d_model}",
+        "pair that moved most",
     ]
-    return table(headers, rows, align="rrrrlrl")
+    return table(headers, rows, align="rrrrrl")
 
 
 # ---------------------------------------------------------------------------

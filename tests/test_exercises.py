@@ -1,0 +1,147 @@
+"""Every exercise solution runs, prints its answer, and the answer is right.
+
+The solutions in ``examples/exercises/`` are complete programs that the guide
+pages run at build time. Each prints a last line ``Answer: ...``; the numbers
+on it are checked here against a derivation written independently (plain
+``math`` in float64, mpmath, or an identity derived by hand).
+"""
+
+import math
+import re
+import runpy
+from pathlib import Path
+
+import mpmath
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISES = ROOT / "examples" / "exercises"
+DOCS = ROOT / "docs"
+CHAPTERS = (
+    "why-position",
+    "formula",
+    "frequencies",
+    "rotation",
+    "worked-examples",
+    "implementation",
+    "transformer",
+    "visualizing",
+    "properties",
+    "mistakes",
+)
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def answer(name: str, capsys: pytest.CaptureFixture[str]) -> list[float]:
+    """Run one solution and return the numbers on its ``Answer:`` line."""
+    runpy.run_path(str(EXERCISES / f"{name}.py"), run_name="__main__")
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1].startswith("Answer:"), lines[-1]
+    return [float(token) for token in _NUMBER.findall(lines[-1].removeprefix("Answer:"))]
+
+
+def pe_value(position: float, column: int, d_model: int, base: float = 10000.0) -> float:
+    """The paper's formula for one entry, in float64."""
+    angle = position / base ** (2 * (column // 2) / d_model)
+    return math.sin(angle) if column % 2 == 0 else math.cos(angle)
+
+
+def dot_for_offset(offset: int, d_model: int) -> float:
+    """PE(p)·PE(p+k) = Σ_i cos(k ω_i), the identity of the rotation chapter."""
+    return sum(math.cos(offset * 10000.0 ** (-2 * i / d_model)) for i in range(d_model // 2))
+
+
+EXPECTED = {
+    # Equivariance is exact up to rounding; invariance fails by the size of the values.
+    "why_position_1": lambda a: a[0] < 1e-12 and a[1] > 0.1,
+    "why_position_2": lambda a: (
+        a == pytest.approx([0.3, 0.3, round(math.sin(3), 4), round(math.sin(6), 4)], abs=1e-12)
+    ),
+    "formula_1": lambda a: a == pytest.approx([math.sin(0.5), math.cos(0.5)], abs=5e-7),
+    "formula_2": lambda a: (
+        a[0] == pytest.approx(float(mpmath.mpf(10000) ** (mpmath.mpf(510) / 512)), abs=1e-4)
+    ),
+    "frequencies_1": lambda a: a[0] == pytest.approx(2 * math.pi * 10**1.5, abs=1e-4),
+    # 2π·10000^(2i/128) < 100  ⇔  i < 16·log10(100/2π): pairs 0..floor of that.
+    "frequencies_2": lambda a: a[0] == math.floor(16 * math.log10(100 / (2 * math.pi))) + 1,
+    "rotation_1": lambda a: a == pytest.approx([math.sin(7), math.cos(7)], abs=5e-7),
+    "rotation_2": lambda a: a[0] == pytest.approx(math.cos(3) + math.cos(3 / 100), abs=5e-7),
+    "worked_examples_1": lambda a: (
+        a
+        == pytest.approx(
+            max(([k, dot_for_offset(k, 6)] for k in range(1, 21)), key=lambda row: row[1]),
+            abs=5e-5,
+        )
+    ),
+    "worked_examples_2": lambda a: (
+        a[0] == pytest.approx(math.sqrt(16 - 2 * dot_for_offset(44, 16)), abs=5e-5)
+    ),
+    "implementation_1": lambda a: (
+        a == pytest.approx([pe_value(4, j, 8) for j in range(8)], abs=5e-6)
+    ),
+    "implementation_2": lambda a: a[0] == 8192 * 1024 * 4,
+    "transformer_1": lambda a: a[0] == 6 * 4 * (576**2 - 512**2),
+    "transformer_2": lambda a: a == [9.0, 0.0],
+    "transformer_3": lambda a: a[0] == pytest.approx(1 / math.sqrt(2 * 256), abs=5e-7),
+    "visualizing_1": lambda a: (
+        a[0]
+        == sum(
+            1
+            for j in range(64)
+            if max(pe_value(p, j, 64) for p in range(10))
+            - min(pe_value(p, j, 64) for p in range(10))
+            > 0.1
+        )
+    ),
+    "visualizing_2": lambda a: (
+        a == pytest.approx([dot_for_offset(1, 16) / 8, dot_for_offset(10, 16) / 8], abs=5e-5)
+    ),
+    "properties_1": lambda a: a[0] == pytest.approx(math.sqrt(50), abs=5e-7),
+    "properties_2": lambda a: (
+        a
+        == pytest.approx(
+            min(
+                ([k, math.sqrt(4 - 2 * dot_for_offset(k, 4))] for k in range(1, 1000)),
+                key=lambda row: row[1],
+            ),
+            abs=5e-5,
+        )
+    ),
+    "mistakes_1": lambda a: a == [2.4374, 1.5401],
+    "mistakes_2": lambda a: (
+        a
+        == pytest.approx(
+            [2 * math.pi * 10000 ** (510 / 512), 2 * math.pi * 10000 ** (255 / 512)], abs=0.05
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_solution_answer_is_right(name, capsys):
+    numbers = answer(name, capsys)
+    assert EXPECTED[name](numbers), (name, numbers)
+
+
+def test_every_solution_file_is_checked():
+    assert sorted(path.stem for path in EXERCISES.glob("*.py")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_ends_with_exercises_whose_solutions_run_on_the_page(chapter):
+    text = (DOCS / f"{chapter}.md").read_text(encoding="utf-8")
+    assert "\n## Exercises\n" in text
+    section = text.split("\n## Exercises\n", 1)[1]
+    included = re.findall(r'--8<-- "examples/exercises/(\w+)\.py"', section)
+    assert 2 <= len(included) <= 3
+    assert all(name.startswith(chapter.replace("-", "_")) for name in included)
+    assert section.count('??? example "Solution"') == len(included)
+    assert section.count('```python exec="on" source="above" result="text"') == len(included)
+    assert "session=" not in section
+
+
+def test_solutions_are_standalone_programs():
+    for path in EXERCISES.glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        assert "sitegen" not in source, path.name
+        assert "print(" in source, path.name

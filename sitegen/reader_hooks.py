@@ -9,8 +9,11 @@ Listed under ``hooks:`` in ``mkdocs.yml`` (beside ``sitegen/hooks.py``). They
 - show the distribution's name and version beside the repository link, and keep
   Material from asking GitHub's API for the repository's facts (the site
   requests nothing from another host);
-- mark console sessions (``>>>`` examples of the API reference) ``no-copy``:
-  their prompts and outputs are not a program to paste.
+- mark console sessions (``>>>`` examples of the API reference) and signatures
+  ``no-copy``: they are not programs to paste;
+- write each page's runnable blocks, in order, to ``pe-<page>.ipynb`` (with the
+  outputs the page shows) and ``pe-<page>.py`` beside the page, and link both
+  under its title.
 """
 
 from __future__ import annotations
@@ -66,10 +69,25 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, **_: objec
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    """Keep the repository link static, and make console sessions not copyable."""
+    """Tidy the page for the reader, and offer its code as a notebook and a script."""
     output = output.replace('class="md-source" data-md-component="source"', 'class="md-source"')
-    return re.sub(
+    output = re.sub(
         r'<div class="(language-pycon [^"]*highlight|language-python doc-signature highlight)"',
         r'<div class="\1 no-copy"',
         output,
     )
+    blocks = reader.runnable(reader.copied_blocks(output))
+    if not blocks:
+        return output
+    stem = f"pe-{Path(page.file.src_uri).stem}"
+    folder = Path(config.site_dir) / Path(page.file.dest_uri).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    title = page.title or stem
+    (folder / f"{stem}.ipynb").write_text(reader.notebook(blocks, str(title)))
+    (folder / f"{stem}.py").write_text(reader.script(blocks, str(title)))
+    links = (
+        f'<p class="pe-downloads">The {len(blocks)} runnable blocks of this page, in order: '
+        f'<a href="{stem}.ipynb" download>as a notebook</a> (with the outputs shown here) or '
+        f'<a href="{stem}.py" download>as a script</a>.</p>'
+    )
+    return re.sub(r"(</h1>)", lambda match: match[1] + links, output, count=1)

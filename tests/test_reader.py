@@ -255,13 +255,17 @@ def test_copied_text_follows_material():
     assert third.copied == "print(2)"
 
 
-# Runs a notebook's code cells in order, in one namespace, as "Run all" does, and
-# checks that each cell prints the output stored with it.
-NOTEBOOK_RUNNER = """
-import contextlib, io, json, sys
-notebook = json.load(open(sys.argv[1], encoding="utf-8"))
+# Runs a page's script top to bottom, then its notebook's code cells in order in
+# one namespace, as "Run all" does, checking that each cell prints the output
+# stored with it. One process for both, so torch is imported once per page.
+PAGE_RUNNER = """
+import contextlib, io, json, runpy, sys
+script, notebook = sys.argv[1:]
+with contextlib.redirect_stdout(io.StringIO()):
+    runpy.run_path(script, run_name="__main__")
+cells = json.load(open(notebook, encoding="utf-8"))["cells"]
 namespace = {"__name__": "__main__"}
-for number, cell in enumerate(notebook["cells"]):
+for number, cell in enumerate(cells):
     if cell["cell_type"] != "code":
         continue
     printed = io.StringIO()
@@ -270,7 +274,6 @@ for number, cell in enumerate(notebook["cells"]):
     stored = "".join("".join(o.get("text", "")) for o in cell["outputs"])
     if printed.getvalue().rstrip("\\n") != stored.rstrip("\\n"):
         sys.exit(f"cell {number} printed {printed.getvalue()!r}, stored {stored!r}")
-print("ran", number)
 """
 
 
@@ -296,17 +299,13 @@ def test_each_page_with_code_offers_a_notebook_and_a_script_that_run(
         assert all(block.copied in script for block in code if block.copied)
         jobs.append((page, folder / f"{stem}.py", folder / f"{stem}.ipynb"))
     assert len(jobs) >= 8
-    runner = tmp_path / "run_notebook.py"
-    runner.write_text(NOTEBOOK_RUNNER)
+    runner = tmp_path / "run_page.py"
+    runner.write_text(PAGE_RUNNER)
 
     def one(job: tuple[str, Path, Path]) -> list[str]:
         page, script, notebook = job
-        problems = []
-        result = run_script(environment, tmp_path, f"{script.stem}-script.py", script.read_text())
-        if result.returncode != 0:
-            problems.append(f"{page}: {script.name} fails:\n{result.stderr[-2000:]}")
         result = subprocess.run(
-            [environment, "-I", str(runner), str(notebook)],
+            [environment, "-I", str(runner), str(script), str(notebook)],
             cwd=tmp_path,
             env=reader_env(),
             capture_output=True,
@@ -315,8 +314,8 @@ def test_each_page_with_code_offers_a_notebook_and_a_script_that_run(
             check=False,
         )
         if result.returncode != 0:
-            problems.append(f"{page}: {notebook.name} fails:\n{result.stderr[-2000:]}")
-        return problems
+            return [f"{page}: {script.name} or {notebook.name} fails:\n{result.stderr[-2000:]}"]
+        return []
 
     with ThreadPoolExecutor(WORKERS) as pool:
         problems = [problem for found in pool.map(one, jobs) for problem in found]

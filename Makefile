@@ -2,7 +2,7 @@
 # .venv built from the pinned constraints.txt. Each target sets up on demand.
 #   make serve   set up if needed, then serve the site at http://127.0.0.1:8000
 #   make test    set up if needed, then lint, type-check and run every test
-#   make build   strict static build into site/
+#   make build   strict static build into site/ (it serves the wheel), wheel and sdist into dist/
 #   make bench   measure speed, accuracy and memory; update benchmarks/results/
 #   make archive build, then zip site/ into dist/pe-site.zip for reading offline
 #   make timing  time a cold and a warm build, an edit under serve, one figure
@@ -38,6 +38,7 @@ serve: $(STAMP)
 
 build: $(STAMP)
 	$(BIN)/python -m mkdocs build --strict
+	$(BIN)/python -m hatchling build -d dist
 
 # The whole site in one zip; unzip it and run: python -m http.server --directory pe-site
 archive: build

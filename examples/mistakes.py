@@ -18,6 +18,11 @@ ODD = (8, 7)  # length and d_model of the odd-width attempt
 
 
 # --8<-- [start:per-dimension]
+import numpy as np
+
+BASE = 10000.0
+
+
 def wrong_per_dimension_exponent(length: int, d_model: int) -> np.ndarray:
     """WRONG: every column j gets its own exponent j/d, so sin and cos of a pair differ."""
     positions = np.arange(length)[:, None]
@@ -36,6 +41,11 @@ def rotation_residual(table: np.ndarray, offset: int) -> float:
 
 
 # --8<-- [start:i-vs-2i]
+import numpy as np
+
+BASE = 10000.0
+
+
 def wrong_i_instead_of_2i(length: int, d_model: int) -> np.ndarray:
     """WRONG: the pair index i is used where the formula has 2i."""
     positions = np.arange(length)[:, None]
@@ -50,6 +60,11 @@ def wrong_i_instead_of_2i(length: int, d_model: int) -> np.ndarray:
 
 
 # --8<-- [start:multiply]
+import numpy as np
+
+BASE = 10000.0
+
+
 def wrong_multiply_by_divisor(length: int, d_model: int) -> np.ndarray:
     """WRONG: multiplies the position by base**(2i/d) instead of dividing by it."""
     positions = np.arange(length)[:, None]
@@ -71,6 +86,10 @@ def neighbour_cosine(table: np.ndarray) -> float:
 
 
 # --8<-- [start:padding]
+import numpy as np
+
+import pe
+
 mask = np.array(
     [
         [0, 0, 1, 1, 1],  # left-padded: two pads, then three tokens
@@ -87,6 +106,11 @@ right_ids = np.where(mask == 1, np.cumsum(mask, axis=1) - 1, PAD_POSITION)
 
 
 # --8<-- [start:layout]
+import torch
+
+import pe
+
+
 class TutorialEncoding(torch.nn.Module):
     """Sequence-first code: expects x of shape (seq, batch, d_model)."""
 
@@ -105,6 +129,12 @@ out = TutorialEncoding(16)(batch_first_input)  # no error: (4, 1, 16) broadcasts
 
 
 # --8<-- [start:odd]
+import numpy as np
+import torch
+
+BASE = 10000.0
+
+
 def tutorial_table(length: int, d_model: int) -> torch.Tensor:
     """The widespread torch recipe, which assumes an even d_model."""
     position = torch.arange(length).unsqueeze(1)
@@ -119,6 +149,11 @@ def tutorial_table(length: int, d_model: int) -> torch.Tensor:
 
 
 # --8<-- [start:low-precision]
+import torch
+
+import pe
+
+
 def angles_in(dtype: torch.dtype, positions: torch.Tensor, d_model: int) -> torch.Tensor:
     """WRONG for long inputs: the angles themselves are computed in `dtype`."""
     omega = torch.from_numpy(pe.frequencies(d_model)).to(dtype)

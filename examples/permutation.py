@@ -4,12 +4,10 @@ The "Why position matters" page includes the named sections and runs `main`;
 `tests/test_examples.py` runs this file, so the assertions below hold.
 """
 
+# --8<-- [start:attention]
 import numpy as np
 
-import pe
 
-
-# --8<-- [start:attention]
 def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray) -> np.ndarray:
     """One head of scaled dot-product self-attention over the rows of x (seq, d)."""
     q, k, v = x @ w_q, x @ w_k, x @ w_v
@@ -20,11 +18,6 @@ def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndar
 
 
 # --8<-- [end:attention]
-
-
-def random_weights(d_model: int, seed: int = 0) -> tuple[np.ndarray, ...]:
-    rng = np.random.default_rng(seed)
-    return tuple(rng.normal(0, d_model**-0.5, (d_model, d_model)) for _ in range(3))
 
 
 # --8<-- [start:shuffle]
@@ -44,6 +37,15 @@ def shuffle_check(x: np.ndarray, weights: tuple[np.ndarray, ...], encoding: np.n
 
 
 # --8<-- [start:word-order]
+import pe
+
+
+def random_weights(d_model: int, seed: int = 0) -> tuple[np.ndarray, ...]:
+    """Query, key and value matrices with entries of variance 1/d_model."""
+    rng = np.random.default_rng(seed)
+    return tuple(rng.normal(0, d_model**-0.5, (d_model, d_model)) for _ in range(3))
+
+
 def word_order_gap(d_model: int = 16, with_positions: bool = False) -> float:
     """How differently 'dog' comes out of 'dog bites man' and 'man bites dog'."""
     rng = np.random.default_rng(2)

@@ -4,12 +4,10 @@ The formula page includes the ``textbook`` section; `tests/test_examples.py`
 runs this file, and the assertion at the end checks it against `pe`.
 """
 
+# --8<-- [start:textbook]
 import numpy as np
 
-import pe
 
-
-# --8<-- [start:textbook]
 def textbook_encoding(length: int, d_model: int, base: float = 10000.0) -> np.ndarray:
     """PE[p, 2i] = sin(p / base**(2i/d)), PE[p, 2i+1] = cos(p / base**(2i/d))."""
     positions = np.arange(length, dtype=np.float64)[:, None]  # (L, 1)
@@ -25,6 +23,8 @@ def textbook_encoding(length: int, d_model: int, base: float = 10000.0) -> np.nd
 # --8<-- [end:textbook]
 
 if __name__ == "__main__":
+    import pe
+
     for length, d_model in [(1, 2), (50, 16), (2048, 512)]:
         expected = textbook_encoding(length, d_model)
         got = pe.sinusoidal(length, d_model, dtype=np.float64)

@@ -9,23 +9,15 @@ file; `benchmarks/extrapolation.py` trains it.
 
 from __future__ import annotations
 
+# --8<-- [start:embed]
 import math
 
 import torch
 from torch import nn
 
-from pe.nn import (
-    ALiBi,
-    LearnedPositionalEmbedding,
-    RelativePositionBias,
-    RotaryEmbedding,
-    SinusoidalPositionalEncoding,
-)
-
-METHODS = ("none", "sinusoidal", "learned", "t5", "rope", "alibi")
+from pe.nn import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 
 
-# --8<-- [start:embed]
 class Embed(nn.Module):
     """Token embeddings scaled by sqrt(d_model), plus an absolute encoding if any."""
 
@@ -49,6 +41,14 @@ class Embed(nn.Module):
 
 
 # --8<-- [start:attention]
+import math
+
+import torch
+from torch import nn
+
+from pe.nn import ALiBi, RelativePositionBias, RotaryEmbedding
+
+
 class CausalSelfAttention(nn.Module):
     """Multi-head causal self-attention; rotary, T5 bias or ALiBi act in here."""
 
@@ -83,6 +83,9 @@ class CausalSelfAttention(nn.Module):
 
 
 # --8<-- [start:model]
+METHODS = ("none", "sinusoidal", "learned", "t5", "rope", "alibi")
+
+
 class TinyTransformer(nn.Module):
     """Embedding, one pre-norm layer (attention and MLP), and a next-token head."""
 
@@ -135,6 +138,11 @@ def check_model(method: str) -> None:
 
 
 if __name__ == "__main__":
+    # --8<-- [start:demo]
+    for method in METHODS:
+        model = TinyTransformer(vocab=11, method=method)
+        print(f"{method:10s} logits of shape", tuple(model(torch.randint(0, 11, (3, 20))).shape))
+    # --8<-- [end:demo]
     for name in METHODS:
         check_model(name)
     print("every method runs, and every model is causal")

@@ -8,6 +8,8 @@ working.
 
 from __future__ import annotations
 
+import html
+import re
 import socket
 import subprocess
 import sys
@@ -125,3 +127,34 @@ def test_the_unzipped_site_works_offline(browser, http_server):
         assert abs(shown - exact) <= 0.5e-6 + 1e-12
     assert outside == []
     assert errors == []
+
+
+def test_the_install_page_command_installs_the_served_wheel(http_server, tmp_path):
+    """Run the Install page's command against the unzipped site, in a fresh environment."""
+    from test_reader import fresh_environment, reader_env
+
+    install_page = urllib.request.urlopen(http_server + "install/", timeout=10).read().decode()
+    text = re.sub(r"<[^>]+>", "", install_page)
+    commands = re.findall(r"pip install (\S+\.whl)", html.unescape(text))
+    assert len(commands) == 1, commands
+    (url,) = commands
+    # The page names the address the site is served from (here the default, port 8000).
+    served = re.sub(r"^http://127\.0\.0\.1:8000/", http_server, url)
+    assert served != url, f"the Install page should name the site's own address: {url}"
+    python = fresh_environment(tmp_path / "venv")  # numpy and torch only
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", served],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    check = subprocess.run(
+        [python, "-I", "-c", "import pe; print(pe.__version__, pe.sinusoidal(3, 4).shape)"],
+        cwd=tmp_path,
+        env=reader_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert check.stdout.split() == [pe.__version__, "(3,", "4)"]

@@ -1,8 +1,17 @@
 """The single-source rule, checked on the Markdown sources of the site.
 
-Every Python code block in ``docs/`` must either be executed at build time
-(markdown-exec's ``exec="on"``) or consist only of snippet includes of named
-sections from tested files (``pe/`` or ``examples/``).
+Every Python code block in ``docs/`` is one of three kinds:
+
+- executed at build time with its code hidden (markdown-exec's ``exec="on"``
+  alone): it writes a table, a figure or a source excerpt into the page;
+- executed at build time with its code shown (``source="above"``): then it is a
+  reader's program, complete on its own: no ``session`` shared with other
+  blocks, no hidden lines, nothing from the site's build helpers;
+- snippet includes of named sections of tested files in ``examples/``.
+
+Library source (``pe/``) is shown only through `sitegen.examples.excerpt`, as
+titled ``no-copy`` source. ``tests/test_reader.py`` then runs every block a reader
+can copy from the built site, in a fresh environment.
 """
 
 import re
@@ -15,7 +24,7 @@ DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
 INCLUDE = re.compile(r'^--8<--\s+"(?P<path>[^":]+)(?::(?P<section>[a-z][-_0-9a-z]*))?"$')
-TESTED_SOURCES = ("pe/", "examples/")
+TESTED_SOURCES = ("examples/",)
 PYTHON = {"python", "py", "pycon", "python3"}
 
 
@@ -61,7 +70,15 @@ def test_the_docs_have_python_blocks():
 )
 def test_python_block_is_executed_or_included(page, line, info, body):
     if re.search(r'\bexec="(on|1|true|yes)"', info):
-        return
+        if "source=" not in info:
+            return  # only its output is shown
+        where = f"{page.name}:{line}"
+        assert "session=" not in info, f"{where}: a shown block must not rely on another block"
+        assert 'result="text"' in info, f"{where}: show what the block prints"
+        assert not any("markdown-exec: hide" in row for row in body), f"{where}: hidden lines"
+        assert not any("sitegen" in row for row in body), f"{where}: uses the build helpers"
+        if not any(INCLUDE.match(row.strip()) for row in body):
+            return
     content = [row.strip() for row in body if row.strip()]
     assert content, f"{page.name}:{line}: empty Python block"
     for row in content:
@@ -75,6 +92,16 @@ def test_python_block_is_executed_or_included(page, line, info, body):
         source = (ROOT / match["path"]).read_text()
         assert f"--8<-- [start:{match['section']}]" in source
         assert f"--8<-- [end:{match['section']}]" in source
+
+
+def test_library_source_is_shown_as_titled_no_copy_excerpts():
+    from sitegen.examples import excerpt
+
+    shown = excerpt("pe/_alibi.py", "slopes")
+    header, *code = shown.splitlines()
+    assert header.startswith('```{ .python .no-copy title="pe/_alibi.py, alibi_slopes (lines ')
+    assert code[0].startswith("def alibi_slopes(")
+    assert "not shown" in code[1]
 
 
 def test_the_policy_check_catches_a_typed_snippet():

@@ -63,7 +63,7 @@ def test_every_figure_is_in_the_site_in_both_variants(site):
 def test_pages_show_snippet_table_and_figure(site):
     for page in ["index.html", "formula/index.html"]:
         html = (site.directory / page).read_text()
-        assert '<div class="highlight">' in html
+        assert '<div class="language-python highlight">' in html  # pygments_lang_class
         assert "<table>" in html
         light = (
             r'<img alt="[^"]{20,}" loading="lazy" '

@@ -46,6 +46,9 @@ def test_tests_gate_a_strict_build_that_deploys_only_from_main(workflow):
     assert "make archive" in runs  # which runs make build, the strict build
     site_url = [step.get("env", {}).get("SITE_URL") for step in jobs["build"]["steps"]]
     assert "${{ steps.pages.outputs.base_url }}/" in site_url
+    env = next(step["env"] for step in jobs["build"]["steps"] if "env" in step)
+    assert env["PE_REPO_URL"] == "${{ github.server_url }}/${{ github.repository }}"
+    assert env["PE_EDIT_URI"] == "edit/${{ github.ref_name }}/docs/"
     assert jobs["deploy"]["needs"] == "build"
     assert jobs["deploy"]["environment"]["name"] == "github-pages"
 
@@ -54,3 +57,17 @@ def test_the_makefile_archive_target_builds_strictly():
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^archive: build$", makefile, re.M)
     assert re.search(r"^build: .*\n\t.*mkdocs build --strict", makefile, re.M)
+
+
+def test_the_site_reads_the_repository_from_the_workflow():
+    """mkdocs.yml takes repo_url and edit_uri from the variables the build step sets."""
+    config = (ROOT / "mkdocs.yml").read_text()
+    assert re.search(r"^repo_url: !ENV \[PE_REPO_URL, \"https://[^\"]+\"\]$", config, re.M)
+    assert re.search(r"^edit_uri: !ENV \[PE_EDIT_URI, \"edit/main/docs/\"\]$", config, re.M)
+
+
+def test_make_build_also_builds_the_wheel_and_the_sdist():
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(
+        r"^build: .*\n\t.*mkdocs build --strict\n\t.*hatchling build -d dist$", makefile, re.M
+    )

@@ -22,7 +22,7 @@ END = "<!-- figures:end -->"
 MIB = 2**20
 
 
-_MAKE = {"table": "bench", "timing": "timing", "weight": "weight", "rope": "bench"}
+_MAKE = {"table": "bench", "timing": "timing", "weight": "weight", "rope": "bench", "reader": "test"}
 
 
 def _load(name: str) -> dict[str, Any] | None:
@@ -132,6 +132,18 @@ def _weight_rows(weight: dict[str, Any]) -> list[str]:
     ]
 
 
+def _reader_rows(reader: dict[str, Any]) -> list[str]:
+    return [
+        f"| reader's path | {reader['blocks run']} copyable Python blocks on {reader['pages']} "
+        "pages, each run alone in a fresh environment with only the served wheel, numpy and "
+        f"torch: {reader['outputs matched']} print exactly what the page shows "
+        f"({reader['blocks with output shown']} show an output); "
+        f"{reader['blocks marked no-copy']} blocks marked no-copy (library excerpts, and the "
+        "API reference's signatures and console sessions) "
+        "| `make test` (`tests/test_reader.py`) |",
+    ]
+
+
 def render() -> str:
     """Return the generated part of the Development section."""
     rows = {
@@ -139,6 +151,7 @@ def render() -> str:
         "rope": _rope_rows,
         "timing": _timing_rows,
         "weight": _weight_rows,
+        "reader": _reader_rows,
     }
     loaded = {name: _load(name) for name in rows}
     body = []
@@ -149,12 +162,14 @@ def render() -> str:
         except KeyError:  # recorded by an older version of the command
             body.append(_missing(name))
     dates = ", ".join(
-        f"{_MAKE[name]} {data['date']}" for name, data in loaded.items() if data is not None
+        f"{_MAKE[name]} {data['date']}"
+        for name, data in loaded.items()
+        if data is not None and "date" in data
     )
     machines = {
         f"{data['machine']['cpu']}, {data['machine']['logical_cpus']} logical CPUs"
         for data in loaded.values()
-        if data is not None
+        if data is not None and "machine" in data
     }
     lines = [
         START,

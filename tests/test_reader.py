@@ -1,0 +1,322 @@
+"""The reader's path: copy a block from the built site, paste it into a file, run it.
+
+Each test starts from the built HTML, as a reader does. It takes exactly what
+each copy button copies (`sitegen.reader.copied_blocks` follows Material:
+``code.innerText``, or a ``data-copy`` attribute; nothing from a ``no-copy``
+block), writes each Python block to its own file and runs it in a fresh virtual
+environment that has only the wheel the site serves, plus numpy and torch. The
+checkout is never on ``sys.path``: each script runs from a temporary folder, in
+isolated mode (``-I``), with no ``PYTHONPATH``. What it prints must be exactly
+the output the page shows under it.
+
+The environment takes numpy and torch (and what torch needs) from this
+interpreter's installation, linked rather than copied, so it is made in a few
+seconds; pip installs the wheel itself, with ``--no-deps --no-index``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from packaging.requirements import Requirement
+
+from sitegen import reader
+
+pytestmark = pytest.mark.site
+
+RESULTS = ROOT / "benchmarks" / "results" / "reader.json"
+WORKERS = 2
+# The libraries the pages' programs may import besides pe.
+LIBRARIES = ("numpy", "torch")
+
+
+def _closure(names: tuple[str, ...]) -> list[metadata.Distribution]:
+    """The installed distributions `names` need, with their dependencies (no extras)."""
+    seen: dict[str, metadata.Distribution] = {}
+    todo = list(names)
+    while todo:
+        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+        if name in seen:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        seen[name] = dist
+        for line in dist.requires or []:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(requirement.name)
+    return list(seen.values())
+
+
+def fresh_environment(where: Path, wheel: Path | None = None) -> Path:
+    """Make a virtual environment with numpy and torch (and `wheel`); return its python.
+
+    numpy, torch and their dependencies are linked in from this interpreter's
+    installation; nothing else of it (and nothing of the checkout) is visible.
+    """
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    python = where / "bin" / "python"
+    purelib = subprocess.run(
+        [python, "-I", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    site_packages = Path(purelib)
+    for dist in _closure(LIBRARIES):
+        tops = {Path(str(file)).parts[0] for file in dist.files or []}
+        for top in sorted(tops - {".."}):
+            source = Path(str(dist.locate_file(top)))
+            target = site_packages / top
+            if source.exists() and not target.exists():
+                target.symlink_to(source)
+    if wheel is not None:
+        install(python, str(wheel))
+    return python
+
+
+def install(python: Path, what: str) -> None:
+    """Install `what` (a wheel file or its URL) into the environment, nothing else."""
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check"]
+    subprocess.run(
+        [*pip, "install", "--quiet", "--no-deps", "--no-index", what],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+
+
+def reader_env() -> dict[str, str]:
+    """The environment a reader's shell has: no PYTHONPATH, no pe settings."""
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+    env = {name: os.environ[name] for name in keep if name in os.environ}
+    env["PYTHONHASHSEED"] = "0"
+    env["OMP_NUM_THREADS"] = "1"  # two scripts at a time on two cores
+    return env
+
+
+@dataclass(frozen=True)
+class Run:
+    page: str
+    number: int
+    code: str
+    shown: str
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def matched(self) -> bool:
+        return self.returncode == 0 and self.stdout.rstrip("\n") == self.shown.rstrip("\n")
+
+
+def run_script(python: Path, folder: Path, name: str, code: str) -> subprocess.CompletedProcess:
+    """Write `code` to ``folder/name`` and run it there, as a reader would."""
+    path = folder / name
+    path.write_text(code + "\n")
+    return subprocess.run(
+        [python, "-I", path.name],
+        cwd=folder,
+        env=reader_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def pages(site) -> dict[str, list[reader.Block]]:
+    found = {}
+    for path in sorted(site.directory.rglob("*.html")):
+        blocks = reader.copied_blocks(path.read_text())
+        if blocks:
+            found[path.relative_to(site.directory).as_posix()] = blocks
+    return found
+
+
+@pytest.fixture(scope="module")
+def served_wheel(site) -> Path:
+    wheel = site.directory / "dist" / reader.wheel_name()
+    assert wheel.is_file(), f"the site does not serve {wheel.name}"
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def environment(served_wheel, tmp_path_factory) -> Path:
+    return fresh_environment(tmp_path_factory.mktemp("reader-venv") / "venv", served_wheel)
+
+
+@pytest.fixture(scope="module")
+def runs(pages, environment, tmp_path_factory) -> list[Run]:
+    jobs = [
+        (page, number, block)
+        for page, blocks in pages.items()
+        for number, block in enumerate(reader.runnable(blocks), start=1)
+    ]
+
+    def one(job: tuple[str, int, reader.Block]) -> Run:
+        page, number, block = job
+        assert block.copied is not None
+        folder = tmp_path_factory.mktemp("paste")
+        result = run_script(environment, folder, "snippet.py", block.copied)
+        return Run(page, number, block.copied, block.output, *_outcome(result))
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        return list(pool.map(one, jobs))
+
+
+def _outcome(result: subprocess.CompletedProcess) -> tuple[int, str, str]:
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_the_environment_has_only_the_wheel_numpy_and_torch(environment, tmp_path):
+    probe = (
+        "import importlib.util, sys, pe\n"
+        "print(pe.__file__)\n"
+        "print([m for m in ('sitegen', 'pytest', 'mkdocs', 'matplotlib')"
+        " if importlib.util.find_spec(m)])\n"
+    )
+    result = run_script(environment, tmp_path, "probe.py", probe)
+    assert result.returncode == 0, result.stderr
+    where, missing = result.stdout.splitlines()
+    assert "site-packages" in where
+    assert not where.startswith(str(ROOT / "pe")), where
+    assert missing == "[]"
+
+
+def test_every_copied_python_block_runs_and_prints_what_the_page_shows(pages, runs):
+    no_copy = sum(
+        1
+        for blocks in pages.values()
+        for block in blocks
+        if block.language in {"python", "pycon"} and block.copied is None
+    )
+    matched = [run for run in runs if run.matched]
+    with_output = [run for run in runs if run.shown]
+    counts = {
+        "blocks run": len(runs),
+        "outputs matched": len(matched),
+        "blocks with output shown": len(with_output),
+        "blocks marked no-copy": no_copy,
+        "pages": len({run.page for run in runs}),
+    }
+    print(f"\nreader's path: {json.dumps(counts)}")
+    failures = [
+        f"{run.page} block {run.number} (exit {run.returncode}):\n{run.code}\n"
+        f"--- page shows:\n{run.shown}\n--- printed:\n{run.stdout}{run.stderr[-2000:]}"
+        for run in runs
+        if not run.matched
+    ]
+    assert not failures, f"{len(failures)} of {len(runs)} copied blocks fail:\n\n" + "\n\n".join(
+        failures
+    )
+    assert len(runs) >= 30
+    assert len(with_output) >= 20
+    recorded = json.dumps(counts, indent=2) + "\n"
+    if not RESULTS.is_file() or RESULTS.read_text() != recorded:
+        RESULTS.write_text(recorded)  # then README.md is stale: make readme shows the new counts
+
+
+def test_no_python_block_is_copyable_that_is_not_a_program(pages):
+    """Console sessions and signatures are not programs: the page marks them no-copy."""
+    for page, blocks in pages.items():
+        for block in blocks:
+            if block.language in {"pycon", "py"}:
+                assert block.copied is None, f"{page}: a console session is copyable"
+
+
+def test_copied_text_follows_material():
+    html = (
+        '<div class="language-python highlight"><pre><span></span><code>'
+        '<a id="__codelineno-0-1" href="#__codelineno-0-1"></a><span class="n">x</span>'
+        ' <span class="o">=</span> <span class="s2">&quot;a &lt; b&quot;</span>\n'
+        '<a id="__codelineno-0-2"></a><span class="nb">print</span>(x)\n\n</code></pre></div>\n'
+        '<div class="language-text highlight"><pre><span></span><code>a &lt; b\n</code></pre></div>'
+        '<div class="language-python no-copy highlight"><pre><code>return 1</code></pre></div>'
+        '<div class="language-python highlight" data-copy="print(2)"><pre><code>&gt;&gt;&gt; 2'
+        "</code></pre></div>"
+    )
+    first, second, third = reader.copied_blocks(html)
+    assert first == reader.Block("python", 'x = "a < b"\nprint(x)', "a < b")
+    assert second.copied is None
+    assert third.copied == "print(2)"
+
+
+# Runs a page's script top to bottom, then its notebook's code cells in order in
+# one namespace, as "Run all" does, checking that each cell prints the output
+# stored with it. One process for both, so torch is imported once per page.
+PAGE_RUNNER = """
+import contextlib, io, json, runpy, sys
+script, notebook = sys.argv[1:]
+with contextlib.redirect_stdout(io.StringIO()):
+    runpy.run_path(script, run_name="__main__")
+cells = json.load(open(notebook, encoding="utf-8"))["cells"]
+namespace = {"__name__": "__main__"}
+for number, cell in enumerate(cells):
+    if cell["cell_type"] != "code":
+        continue
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile("".join(cell["source"]), f"cell {number}", "exec"), namespace)
+    stored = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+    if printed.getvalue().rstrip("\\n") != stored.rstrip("\\n"):
+        sys.exit(f"cell {number} printed {printed.getvalue()!r}, stored {stored!r}")
+"""
+
+
+def test_each_page_with_code_offers_a_notebook_and_a_script_that_run(
+    site, pages, environment, tmp_path
+):
+    jobs = []
+    for page, blocks in pages.items():
+        code = reader.runnable(blocks)
+        html = (site.directory / page).read_text()
+        stem = f"pe-{Path(page).parent.name or 'index'}"  # formula/index.html: pe-formula
+        folder = (site.directory / page).parent
+        if not code:
+            assert 'class="pe-downloads"' not in html, page
+            continue
+        assert f'href="{stem}.ipynb"' in html, page
+        assert f'href="{stem}.py"' in html, page
+        notebook = json.loads((folder / f"{stem}.ipynb").read_text())
+        assert notebook["nbformat"] == 4
+        cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+        assert ["".join(cell["source"]) for cell in cells] == [block.copied for block in code]
+        script = (folder / f"{stem}.py").read_text()
+        assert all(block.copied in script for block in code if block.copied)
+        jobs.append((page, folder / f"{stem}.py", folder / f"{stem}.ipynb"))
+    assert len(jobs) >= 8
+    runner = tmp_path / "run_page.py"
+    runner.write_text(PAGE_RUNNER)
+
+    def one(job: tuple[str, Path, Path]) -> list[str]:
+        page, script, notebook = job
+        result = subprocess.run(
+            [environment, "-I", str(runner), str(script), str(notebook)],
+            cwd=tmp_path,
+            env=reader_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if result.returncode != 0:
+            return [f"{page}: {script.name} or {notebook.name} fails:\n{result.stderr[-2000:]}"]
+        return []
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        problems = [problem for found in pool.map(one, jobs) for problem in found]
+    assert not problems, "\n\n".join(problems)

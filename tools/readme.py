@@ -22,7 +22,13 @@ END = "<!-- figures:end -->"
 MIB = 2**20
 
 
-_MAKE = {"table": "bench", "timing": "timing", "weight": "weight", "rope": "bench", "reader": "test"}
+_MAKE = {
+    "table": "bench",
+    "timing": "timing",
+    "weight": "weight",
+    "rope": "bench",
+    "reader": "test",
+}
 
 
 def _load(name: str) -> dict[str, Any] | None:

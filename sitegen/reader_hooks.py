@@ -19,6 +19,7 @@ Listed under ``hooks:`` in ``mkdocs.yml`` (beside ``sitegen/hooks.py``). They
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -37,8 +38,37 @@ from sitegen import reader  # noqa: E402
 DIST = "dist"
 
 
+def _origin_url() -> str | None:
+    """Return the web address of this clone's ``origin`` remote, or None if it has none.
+
+    The deploy workflow sets ``PE_REPO_URL``; a local build links to the
+    repository it was cloned from, and shows no repository link at all when
+    there is no remote (rather than an address nobody checked).
+    """
+    try:
+        remote = subprocess.run(
+            ["git", "remote", "get-url", "origin"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    scp = re.fullmatch(r"[\w.-]+@([\w.-]+):(.+)", remote)  # git@host:owner/name.git
+    if scp:
+        remote = f"https://{scp[1]}/{scp[2]}"
+    if not remote.startswith(("https://", "http://")):
+        return None  # a local path or another protocol: nothing a reader can open
+    return remote.removesuffix(".git").rstrip("/")
+
+
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Name the distribution and its version beside the repository link."""
+    """Find the repository's address; name the distribution and its version beside it."""
+    if not config.repo_url:
+        config.repo_url = _origin_url()
+        if not config.repo_url:
+            config.edit_uri = None
     if config.repo_url:
         name, version = reader.distribution()
         config.repo_name = f"{name} {version}"
@@ -60,12 +90,17 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, **_: objec
     if page.file.src_uri != "install.md":
         return markdown
     site_url = (config.site_url or "").rstrip("/")
+    repo_url = (config.repo_url or "").rstrip("/")
+    if repo_url:
+        git_install = f'```bash\npip install "git+{repo_url}"\n```'
+    else:  # built from a clone with no remote: say how to install from that clone
+        git_install = "```bash\npip install .  # in the clone this site was built from\n```"
     values = {
         "wheel_url": f"{site_url}/{DIST}/{reader.wheel_name()}",
-        "repo_url": (config.repo_url or "").rstrip("/"),
+        "git_install": git_install,
         "dist_name": reader.distribution()[0],
     }
-    return re.sub(r"\{\{ (wheel_url|repo_url|dist_name) \}\}", lambda m: values[m[1]], markdown)
+    return re.sub(r"\{\{ (wheel_url|git_install|dist_name) \}\}", lambda m: values[m[1]], markdown)
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

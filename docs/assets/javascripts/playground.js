@@ -122,12 +122,12 @@
       message.hidden = !text;
       if (text) number.setAttribute("aria-invalid", "true"); else number.removeAttribute("aria-invalid");
     };
-    const accept = (value, fromSlider) => {
+    const accept = (value, fromSlider, quiet) => {
       current = value;
       number.value = String(value);
       if (!fromSlider) range.value = String(toSlider(value));
       showError("");
-      onChange(value);
+      if (!quiet) onChange(value);
     };
     number.addEventListener("change", () => {
       const result = check(number.value, limit);
@@ -155,11 +155,13 @@
     return {
       node,
       get value() { return current; },
-      // A dependent limit changed (for example p when the positions shrink).
+      // A dependent limit changed (for example p when the positions shrink):
+      // the value follows, and the caller redraws.
       setLimits(min, max) {
         limit.min = min; limit.max = max;
         range.min = String(toSlider(min)); range.max = String(toSlider(max));
-        if (current > max || current < min) accept(Math.min(max, Math.max(min, current)), false);
+        if (current > max || current < min) accept(Math.min(max, Math.max(min, current)), false, true);
+        return current;
       },
       set(value) { accept(value, false); },
     };
@@ -620,7 +622,7 @@
     }
     return {
       draw: update,
-      resize() { p.setLimits(0, state.length - 1); q.setLimits(0, state.length - 1); },
+      resize() { state.p = p.setLimits(0, state.length - 1); state.q = q.setLimits(0, state.length - 1); },
     };
   }
 

@@ -232,7 +232,7 @@ def check_pipeline(widget, d_model: int, token: int) -> None:
 
 
 def test_pipeline_norms_at_a_wide_model(page, server):
-    """At d = 512 the scaled embedding has about sqrt(d) times the first norm; the encoding exactly sqrt(d/2)."""
+    """At d = 512: the scaled norm is sqrt(d) times the first; the encoding's is sqrt(d/2)."""
     widget = open_widget(page, server, "playground/", "playground")
     set_control(widget, "d", 512)
     steps = widget.locator('[data-role="pipeline-steps"]')
@@ -276,8 +276,10 @@ def test_pipeline_steps_play_pause_and_keyboard(browser, server):
         assert current.get_attribute("data-step") == "sum"
         assert play.get_attribute("aria-pressed") == "false"
         label = widget.locator('[data-role="pipeline-bars"]').get_attribute("aria-label")
-        assert "step 4" in label and "norm" in label
-        assert outside == [] and errors == []
+        assert "step 4" in label
+        assert "norm" in label
+        assert outside == []
+        assert errors == []
 
 
 def test_wave_legend_gives_pe_wavelengths(page, server):
@@ -377,7 +379,8 @@ def test_live_region_speaks_when_the_reader_settles(browser, server):
         set_control(widget, "d", 9)
         page.clock.run_for(700)
         assert "is odd" in live.inner_text()
-        assert outside == [] and errors == []
+        assert outside == []
+        assert errors == []
 
 
 def test_sliders_work_from_the_keyboard(page, server):
@@ -445,7 +448,8 @@ def test_layout_holds_and_screenshots(browser, server, scheme):
         for width in (320, 375, 768, 1280):
             page.set_viewport_size({"width": width, "height": 900})
             page.wait_for_function(  # the widget has redrawn at the new width
-                f"Math.abs(document.querySelector('{PLAYGROUND} canvas').getBoundingClientRect().width"
+                f"Math.abs(document.querySelector('{PLAYGROUND} canvas')"
+                ".getBoundingClientRect().width"
                 f" - document.querySelector('{PLAYGROUND} .pe-canvas-box').clientWidth) < 1"
             )
             check_layout(page, scheme, width)
@@ -477,8 +481,8 @@ def check_layout(page, scheme: str, width: int) -> None:
     )
     if width < 720:  # phones (and any coarse pointer, see the CSS): every control a 44 px target
         small = page.evaluate(
-            """(selector) => [...document.querySelectorAll(selector + ' input, ' + selector + ' select, '
-                    + selector + ' button')]
+            """(selector) => [...document.querySelectorAll(
+                    selector + ' input, ' + selector + ' select, ' + selector + ' button')]
                 .map((node) => [node.dataset.control || node.dataset.slider || node.dataset.action,
                                 node.getBoundingClientRect().height])
                 .filter(([, height]) => height < 44)""",
@@ -522,8 +526,11 @@ def test_focus_is_visible_on_every_control(browser, server, scheme):
         }
         assert wanted <= kinds, kinds
         for tag, kind, visible, style, width in seen:
-            assert visible and style == "solid" and width >= 2, (tag, kind, style, width)
-        assert outside == [] and errors == []
+            assert visible, (tag, kind)
+            assert style == "solid", (tag, kind, style)
+            assert width >= 2, (tag, kind, width)
+        assert outside == []
+        assert errors == []
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -551,4 +558,5 @@ def test_axe_finds_no_violation_in_the_playground(browser, server, scheme):
             ]
             assert violations == [], (width, violations)
             assert result["testEngine"]["version"].startswith("4.")
-        assert outside == [] and errors == []
+        assert outside == []
+        assert errors == []

@@ -13,12 +13,14 @@ Screenshots go to .cache/screenshots/ (or $PE_SCREENSHOTS) for a person to look 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import ROOT, watched_page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import pe
 
@@ -459,6 +461,11 @@ def test_layout_holds_and_screenshots(browser, server, scheme):
 
 def check_layout(page, scheme: str, width: int) -> None:
     expected = "slate" if scheme == "dark" else "default"
+    # Material's search box slides to its new width for a moment: let it settle.
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(
+            "document.documentElement.scrollWidth <= window.innerWidth", timeout=2000
+        )
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == expected
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page scrolls sideways by {overflow}px at {width}px"

@@ -244,7 +244,7 @@
     root.append(legend, readout);
     const cursor = { p: Math.min(7, state.length - 1), j: 2 };
     const HEIGHT = 280;
-    const pad = { left: 40, right: 10, top: 8, bottom: 36 };
+    const pad = { left: 40, right: 24, top: 8, bottom: 36 };
 
     function cellText() {
       const { d, base } = state;
@@ -320,16 +320,17 @@
       }
       text(ctx, colours, "dimension →", pad.left + plotW / 2, height - 2, "center", "bottom");
       ctx.save(); ctx.translate(10, pad.top + plotH / 2); ctx.rotate(-Math.PI / 2);
-      text(ctx, colours, "position →", 0, 0, "center", "middle"); ctx.restore();
-      // Rows p and q of the comparison: small marks outside the right edge would
-      // crowd a phone, so two thin lines across the plot.
-      ctx.strokeStyle = colours.mark; ctx.setLineDash([4, 3]);
-      for (const p of [state.p, state.q]) {
+      text(ctx, colours, "← position", 0, 0, "center", "middle"); ctx.restore();
+      // Rows p and q of the comparison: a small triangle and letter on the right.
+      ctx.fillStyle = colours.mark;
+      for (const [name, p] of [["p", state.p], ["q", state.q]]) {
         if (p === undefined || p >= length) continue;
-        const y = pad.top + (p + 0.5) * h;
-        ctx.beginPath(); ctx.moveTo(pad.left - 8, y); ctx.lineTo(pad.left, y); ctx.stroke();
+        const y = pad.top + (p + 0.5) * h, x = pad.left + plotW + 2;
+        ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 7, y - 5); ctx.lineTo(x + 7, y + 5); ctx.fill();
+        ctx.font = "bold 11px sans-serif"; ctx.textAlign = "left"; ctx.textBaseline = "middle";
+        ctx.fillText(name, x + 9, name === "q" && Math.abs(state.q - state.p) * h < 11 ? y + 8 : y);
       }
-      ctx.setLineDash([]);
+      ctx.font = "11px sans-serif";
       cursor.p = Math.min(cursor.p, length - 1);
       cursor.j = Math.min(cursor.j, d - 1);
       ctx.strokeStyle = colours.fg; ctx.lineWidth = 2;
@@ -447,9 +448,12 @@
       text(ctx, colours, "value", 0, 0, "center", "middle"); ctx.restore();
       // p and q of the comparison, as the heatmap marks them.
       ctx.strokeStyle = colours.mark; ctx.setLineDash([4, 3]);
-      for (const p of [state.p, state.q]) {
+      for (const [name, p] of [["p", state.p], ["q", state.q]]) {
         if (p === undefined || p > span) continue;
         ctx.beginPath(); ctx.moveTo(x(p), pad.top); ctx.lineTo(x(p), pad.top + plotH); ctx.stroke();
+        ctx.fillStyle = colours.mark; ctx.font = "bold 11px sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "top";
+        ctx.fillText(name, x(p), pad.top + plotH + 18);
+        ctx.font = "11px sans-serif";
       }
       const dotted = plotW / span >= 4; // mark whole positions while they stay apart
       legend.replaceChildren();
@@ -760,18 +764,21 @@
     function update() {
       const { d } = state;
       const v = vectors();
-      stepLabel.textContent = `Step ${step + 1} of ${STEPS.length}, ${STEPS[step].title}: ${STEPS[step].note}.`;
+      stepLabel.textContent = `Step ${step + 1} of ${STEPS.length}, ${STEPS[step].title}: ${STEPS[step].note} (d = ${d}, √d = ${fixed(Math.sqrt(d), 4)}).`;
       back.disabled = step === 0;
       forward.disabled = step === STEPS.length - 1;
+      const focused = list.contains(document.activeElement) ? document.activeElement.dataset.step : null;
       list.replaceChildren(...STEPS.map((s, k) => {
-        const item = el("li", { class: k === step ? "pe-step pe-current" : "pe-step", "data-step": s.key }, [
-          el("span", { class: "pe-step-title", text: s.title }),
+        const jump = el("button", { type: "button", class: "pe-button pe-step", "data-step": s.key }, [
+          el("span", { class: "pe-step-title", text: `${k + 1}. ${s.title}` }),
           el("span", { text: " · norm " }),
           el("b", { "data-field": `norm-${s.key}`, text: fixed(PE.norm(v[s.key]), 4) }),
         ]);
-        if (k === step) item.setAttribute("aria-current", "step");
-        return item;
+        if (k === step) jump.setAttribute("aria-current", "step");
+        jump.addEventListener("click", () => { stopPlaying(); go(k, true); });
+        return el("li", {}, [jump]);
       }));
+      if (focused) list.querySelector(`[data-step="${focused}"]`).focus();
       const shown = Math.min(d, 16);
       const rows = [];
       for (let j = 0; j < shown; j++) {
@@ -781,7 +788,7 @@
         ]));
       }
       tableBox.replaceChildren(el("table", { class: "pe-table" }, [
-        el("caption", { text: `"${SENTENCE[v.p]}" at position ${v.p}: the first ${shown} of ${d} dimensions, √d = ${fixed(Math.sqrt(d), 4)}` }),
+        el("caption", { text: `"${SENTENCE[v.p]}" at position ${v.p}: the first ${shown} of ${d} dimensions` }),
         el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: "dim" }), ...STEPS.map((s, k) => el("th", { scope: "col", class: k === step ? "pe-current" : "", text: s.short }))])]),
         el("tbody", {}, rows),
       ]));

@@ -134,6 +134,7 @@ def test_two_positions_match_pe(page, server):
     widget = open_widget(page, server, "playground/", "playground")
     for configuration in COMPARISONS:
         check_two_positions(widget, *configuration)
+    check_offset_only(widget)
 
 
 def check_two_positions(widget, d_model, base, length, p, q, pair) -> None:
@@ -172,9 +173,10 @@ def check_two_positions(widget, d_model, base, length, p, q, pair) -> None:
     )
 
 
-def test_dot_product_depends_on_the_offset_only(page, server):
+def check_offset_only(widget) -> None:
     """Moving p and q together leaves the dot product as it was (shift invariance)."""
-    widget = open_widget(page, server, "playground/", "playground")
+    set_control(widget, "d", 64)
+    set_control(widget, "base", 10000)
     set_control(widget, "length", 200)
     results = widget.locator('[data-role="pair-results"]')
     shown = []
@@ -187,9 +189,8 @@ def test_dot_product_depends_on_the_offset_only(page, server):
     assert shown == pytest.approx([np.cos(13 * omega).sum()] * 3, abs=SHOWN)
 
 
-def test_the_page_starts_where_the_prose_says(page, server):
+def check_prose(page, widget) -> None:
     """The executed paragraph above the widget and the widget agree at the start."""
-    widget = open_widget(page, server, "playground/", "playground")
     prose = page.locator("article").inner_text()
     results = widget.locator('[data-role="pair-results"]')
     dot = results.locator('[data-field="dot"]').inner_text()
@@ -207,6 +208,7 @@ def test_pipeline_values_and_norms_match_pe(page, server):
     widget = open_widget(page, server, "playground/", "playground")
     for d_model, token in [(16, 6), (8, 0), (4, 9)]:
         check_pipeline(widget, d_model, token)
+    check_wide_pipeline(widget)
 
 
 def check_pipeline(widget, d_model: int, token: int) -> None:
@@ -233,9 +235,8 @@ def check_pipeline(widget, d_model: int, token: int) -> None:
     assert field(steps, "norm-sum") == pytest.approx(expected_sum, abs=NORM_SHOWN + rounding)
 
 
-def test_pipeline_norms_at_a_wide_model(page, server):
+def check_wide_pipeline(widget) -> None:
     """At d = 512: the scaled norm is sqrt(d) times the first; the encoding's is sqrt(d/2)."""
-    widget = open_widget(page, server, "playground/", "playground")
     set_control(widget, "d", 512)
     steps = widget.locator('[data-role="pipeline-steps"]')
     first, scaled = field(steps, "norm-embedding"), field(steps, "norm-scaled")
@@ -284,8 +285,7 @@ def test_pipeline_steps_play_pause_and_keyboard(browser, server):
         assert errors == []
 
 
-def test_wave_legend_gives_pe_wavelengths(page, server):
-    widget = open_widget(page, server, "playground/", "playground")
+def check_wave_legend(widget) -> None:
     set_control(widget, "d", 128)
     set_control(widget, "dims", "3, 40")
     legend = widget.locator('[data-role="waves-legend"]').inner_text()
@@ -339,6 +339,7 @@ def check_refused(widget, name: str, typed: str, words: str) -> None:
 
 def test_figures_are_named_and_follow_the_state(page, server):
     widget = open_widget(page, server, "playground/", "playground")
+    check_prose(page, widget)
     canvases = widget.locator("canvas")
     assert canvases.count() == 5
     for k in range(canvases.count()):
@@ -350,6 +351,7 @@ def test_figures_are_named_and_follow_the_state(page, server):
     assert "128 dimensions" in widget.locator('[data-role="heatmap"]').get_attribute("aria-label")
     assert "position 20" in widget.locator('[data-role="similarity"]').get_attribute("aria-label")
     assert "d_model 128" in widget.locator('[data-role="waves"]').get_attribute("aria-label")
+    check_wave_legend(widget)
 
 
 def test_live_region_speaks_when_the_reader_settles(browser, server):

@@ -173,6 +173,22 @@ def check_two_positions(widget, d_model, base, length, p, q, pair) -> None:
     )
 
 
+def test_shifting_both_positions_keeps_the_dot_product(page, server):
+    """The shift buttons move p and q together; the dot product is sum_i cos(k omega_i)."""
+    widget = open_widget(page, server, "playground/", "playground")
+    results = widget.locator('[data-role="pair-results"]')
+    omega = 10000.0 ** (-np.arange(32) * 2 / 64)
+    later = widget.locator('[data-action="shift-up"]')
+    later.focus()
+    for step in range(1, 4):
+        page.keyboard.press("Enter")
+        assert (field(results, "a"), field(results, "b")) == (5 + step, 9 + step)
+        assert field(results, "dot") == pytest.approx(np.cos(4 * omega).sum(), abs=SHOWN)
+    set_control(widget, "q", 49)
+    later.click()  # q would leave the table: nothing moves
+    assert (field(results, "a"), field(results, "b")) == (8, 49)
+
+
 def check_offset_only(widget) -> None:
     """Moving p and q together leaves the dot product as it was (shift invariance)."""
     set_control(widget, "d", 64)

@@ -143,9 +143,8 @@
       if (event.key === "Enter") number.dispatchEvent(new Event("change"));
     });
     range.addEventListener("input", () => {
-      let value = limit.log ? Math.pow(10, Number(range.value)) : Number(range.value);
-      value = limit.log ? Math.round(value) : Math.round(value);
-      value = Math.min(limit.max, Math.max(limit.min, value));
+      const raw = limit.log ? Math.pow(10, Number(range.value)) : Number(range.value);
+      const value = Math.min(limit.max, Math.max(limit.min, Math.round(raw)));
       accept(value, true);
     });
     range.addEventListener("change", () => { if (say) say(`${limit.name} ${current}`); });
@@ -500,7 +499,22 @@
       (v) => { state.q = v; onMove(); }, say);
     const pairLimit = { key: "pair", name: "pair i", kind: "int", min: 0, max: state.d / 2 - 1, value: 0 };
     const pair = control(pairLimit, () => update(), say);
-    root.append(el("div", { class: "pe-controls" }, [p.node, q.node]));
+    // Shift both positions by one: the offset stays, and so does the dot product.
+    const shift = (by) => {
+      const top = state.length - 1;
+      if (Math.min(state.p, state.q) + by < 0 || Math.max(state.p, state.q) + by > top) {
+        say(`Cannot shift: p and q must stay between 0 and ${top}.`);
+        return;
+      }
+      p.set(state.p + by); q.set(state.q + by);
+      say(`p ${state.p}, q ${state.q}: dot product ${fixed(PE.dot(PE.row(state.p, state.d, state.base), PE.row(state.q, state.d, state.base)), 6)}`);
+    };
+    const earlier = button("◀ both − 1", "shift-down", { "aria-label": "Shift p and q down by one" });
+    const later = button("both + 1 ▶", "shift-up", { "aria-label": "Shift p and q up by one" });
+    earlier.addEventListener("click", () => shift(-1));
+    later.addEventListener("click", () => shift(1));
+    root.append(el("div", { class: "pe-controls" }, [p.node, q.node,
+      el("div", { class: "pe-buttons", role: "group", "aria-label": "Shift both positions" }, [earlier, later])]));
     const vectors = figure(root, "vectors");
     const curve = figure(root, "similarity");
     const results = el("div", { class: "pe-results", "data-role": "pair-results" });
@@ -566,6 +580,7 @@
         ctx.beginPath(); ctx.arc(X(x), Y(values[x]), 4.5, 0, 2 * Math.PI); ctx.fill();
       }
       text(ctx, colours, `q = ${state.q}`, Math.min(X(state.q) + 6, pad.left + plotW - 40), Math.max(Y(values[state.q]) - 8, pad.top + 10), "left", "bottom");
+      text(ctx, colours, `p = ${state.p}`, Math.min(X(state.p) + 6, pad.left + plotW - 40), pad.top + 24, "left", "bottom");
       curve.setAttribute("aria-label",
         `Line plot of the dot product between the encoding of position ${state.p} and of every position from 0 to ${length - 1}. `
         + `It peaks at ${fixed(top, 0)}, which is d_model / 2, at x = ${state.p} and falls off on both sides alike, because it depends only on the distance. `
@@ -872,7 +887,7 @@
         "Choose any two positions p and q (dashed marks in the table and the waves)."), state, say, () => { table.draw(); wave.draw(); two.draw(); });
       parts.push(table, wave, two);
       parts.push(pipeline(section(root, "One token through the pipeline",
-        "Step through what happens to one token before the first layer, or press Play."), state, say));
+        "Step through what happens to one token before the first layer, or press Play. The embedding is a stand-in: random, with the usual initialisation (standard deviation 1/√d), the same every time for the same word."), state, say));
       settings(root, state, redraw, true, say, () => two.resize());
     } else if (kind === "table") {
       state.d = 16; state.length = 24; state.p = undefined; state.q = undefined;

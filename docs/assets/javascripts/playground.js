@@ -225,11 +225,17 @@
     return steps[steps.length - 1];
   }
 
+  // Text in the page's colour on a halo of the background, readable over lines.
   function text(ctx, colours, value, x, y, align, baseline) {
-    ctx.fillStyle = colours.fg;
+    ctx.save();
+    ctx.setLineDash([]);
     ctx.textAlign = align || "left";
     ctx.textBaseline = baseline || "alphabetic";
+    ctx.strokeStyle = colours.bg; ctx.lineWidth = 3; ctx.lineJoin = "round";
+    ctx.strokeText(value, x, y);
+    ctx.fillStyle = colours.fg;
     ctx.fillText(value, x, y);
+    ctx.restore();
   }
 
   // ------------------------------------------------------------------ the heatmap
@@ -579,8 +585,10 @@
       for (const x of [state.p, state.q]) {
         ctx.beginPath(); ctx.arc(X(x), Y(values[x]), 4.5, 0, 2 * Math.PI); ctx.fill();
       }
-      text(ctx, colours, `q = ${state.q}`, Math.min(X(state.q) + 6, pad.left + plotW - 40), Math.max(Y(values[state.q]) - 8, pad.top + 10), "left", "bottom");
-      text(ctx, colours, `p = ${state.p}`, Math.min(X(state.p) + 6, pad.left + plotW - 40), pad.top + 24, "left", "bottom");
+      // p's label just under the peak, q's below its point and never on top of p's.
+      const labelX = (x) => Math.min(X(x) + 7, pad.left + plotW - 44);
+      text(ctx, colours, `p = ${state.p}`, labelX(state.p), pad.top + 3, "left", "top");
+      text(ctx, colours, `q = ${state.q}`, labelX(state.q), Math.min(Math.max(Y(values[state.q]) + 5, pad.top + 19), pad.top + plotH - 14), "left", "top");
       curve.setAttribute("aria-label",
         `Line plot of the dot product between the encoding of position ${state.p} and of every position from 0 to ${length - 1}. `
         + `It peaks at ${fixed(top, 0)}, which is d_model / 2, at x = ${state.p} and falls off on both sides alike, because it depends only on the distance. `

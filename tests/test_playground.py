@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,25 @@ SHOWN = 0.5e-6 + 1e-12  # values are shown with 6 decimals
 NORM_SHOWN = 0.5e-4 + 1e-12  # norms with 4
 SCREENSHOTS = Path(os.environ.get("PE_SCREENSHOTS", ROOT / ".cache" / "screenshots"))
 PLAYGROUND = '[data-pe-widget="playground"]'
+
+
+def contrast(first: tuple[int, ...], second: tuple[int, ...]) -> float:
+    """WCAG 2.1 contrast ratio of two sRGB colours given as 0-255 triples."""
+
+    def luminance(colour: tuple[int, ...]) -> float:
+        linear = [
+            c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4
+            for c in colour
+        ]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_contrast_formula_knows_black_on_white():
+    assert contrast((0, 0, 0), (255, 255, 255)) == pytest.approx(21.0)
+    assert contrast((118, 118, 118), (255, 255, 255)) == pytest.approx(4.54, abs=0.01)
 
 
 def exact(position: int, d_model: int, base: float) -> np.ndarray:
@@ -583,5 +603,13 @@ def test_axe_finds_no_violation_in_the_playground(browser, server, scheme):
             ]
             assert violations == [], (width, violations)
             assert result["testEngine"]["version"].startswith("4.")
+        # axe cannot see into a canvas: the ends of the colour scale (-1 and +1)
+        # must stand out from the page by 3:1, as WCAG asks of graphics.
+        gradient = widget.locator(".pe-scale-bar").evaluate("(node) => node.style.backgroundImage")
+        stops = [tuple(map(int, c)) for c in re.findall(r"rgb\((\d+), (\d+), (\d+)\)", gradient)]
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        page_colour = tuple(map(int, re.findall(r"\d+", background)[:3]))
+        for end in (stops[0], stops[-1]):
+            assert contrast(end, page_colour) >= 3, (end, page_colour)
         assert outside == []
         assert errors == []

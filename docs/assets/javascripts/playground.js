@@ -245,7 +245,8 @@
     const canvas = figure(root, "heatmap");
     canvas.setAttribute("tabindex", "0");
     const legend = el("div", { class: "pe-scale", "data-role": "colour-scale" });
-    const readout = el("p", { class: "pe-readout", "data-role": "cell-readout" });
+    const readout = el("p", { class: "pe-readout", "data-role": "cell-readout", id: newId("readout") });
+    canvas.setAttribute("aria-describedby", readout.id); // the selected cell, read on focus
     root.append(legend, readout);
     const cursor = { p: Math.min(7, state.length - 1), j: 2 };
     const HEIGHT = 280;
@@ -272,7 +273,7 @@
         `Heatmap of the encoding: ${state.length} positions down, ${d} dimensions across, base ${state.base}. `
         + "Colour runs from blue for −1 through the page colour for 0 to red for +1. "
         + "The left columns change colour from row to row; the right columns stay almost constant, 0 in the sine columns and 1 in the cosine columns. "
-        + `Selected cell: ${cellText()}. Arrow keys move the selection.`);
+        + "Arrow keys move the selected cell.");
     }
 
     function drawLegend(colours) {

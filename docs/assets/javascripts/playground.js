@@ -893,7 +893,7 @@
       const wave = waves(section(root, "The waves",
         "Each chosen dimension is drawn as a smooth curve of the position; the dots are the whole positions a model actually sees."), state, say);
       const two = compare(section(root, "Two positions",
-        "Choose any two positions p and q (dashed marks in the table and the waves)."), state, say, () => { table.draw(); wave.draw(); two.draw(); });
+        "Choose any two positions p and q; they are marked in the table and the waves."), state, say, () => { table.draw(); wave.draw(); two.draw(); });
       parts.push(table, wave, two);
       parts.push(pipeline(section(root, "One token through the pipeline",
         "Step through what happens to one token before the first layer, or press Play. The embedding is a stand-in: random, with the usual initialisation (standard deviation 1/√d), the same every time for the same word."), state, say));

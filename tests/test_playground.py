@@ -388,6 +388,14 @@ def test_figures_are_named_and_follow_the_state(page, server):
     assert "position 20" in widget.locator('[data-role="similarity"]').get_attribute("aria-label")
     assert "d_model 128" in widget.locator('[data-role="waves"]').get_attribute("aria-label")
     check_wave_legend(widget)
+    # The palette switch redraws in the other scheme's colours.
+    scale = widget.locator(".pe-scale-bar")
+    light = scale.evaluate("(node) => node.style.backgroundImage")
+    page.evaluate("document.body.setAttribute('data-md-color-scheme', 'slate')")
+    page.wait_for_function(
+        "(before) => document.querySelector('.pe-scale-bar').style.backgroundImage !== before",
+        arg=light,
+    )
 
 
 def test_live_region_speaks_when_the_reader_settles(browser, server):

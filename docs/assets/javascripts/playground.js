@@ -738,7 +738,7 @@
       play.textContent = "❚❚ Pause"; play.setAttribute("aria-pressed", "true");
       go(step, true);
       timer = setInterval(() => {
-        if (step >= STEPS.length - 1) { stopPlaying(); return; }
+        if (step >= STEPS.length - 1 || !root.isConnected) { stopPlaying(); return; }
         go(step + 1, true);
       }, 1600);
     });
@@ -913,7 +913,9 @@
     root.dataset.mounted = "true";
     // Follow the palette switch, and the container's width (not its height,
     // which the redraw itself may change).
-    new MutationObserver(redraw).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+    // (Material's instant navigation replaces the page: a widget gone stops listening.)
+    const observer = new MutationObserver(() => (root.isConnected ? redraw() : observer.disconnect()));
+    observer.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
     let width = root.clientWidth;
     let pending = false;
     window.addEventListener("resize", () => {

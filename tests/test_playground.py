@@ -1,27 +1,55 @@
-"""The playground's numbers, read off the page in Chromium, against pe.
+"""The playground in Chromium: its numbers against pe, its messages, its keyboard, axe.
 
-Each test sets the widget's controls as a reader would (typing into the number
-inputs, clicking tokens, moving through the table with the keyboard), reads the
-numbers the page shows, and compares them with pe to the precision shown.
-Screenshots of the playground in light and dark mode, at a phone's width and a
-desktop's, go to .cache/screenshots/ for a person to look at.
+Each test sets the widget's controls as a reader would (typing into the boxes,
+pressing keys, pointing at the table), reads the numbers the page shows, and
+compares them with pe, or with float64 formulas written here, to the precision
+shown. Other tests check what a reader without a mouse or without sight gets:
+refused values explained, every canvas named, a live region that speaks only
+when the reader settles, focus rings, 44 px touch targets on phones, no sideways
+scroll, and axe-core (shipped by the pinned axe-playwright-python package)
+finding no WCAG 2.1 AA violation in the widget at 375 and 1280 px in both schemes.
+Screenshots go to .cache/screenshots/ (or $PE_SCREENSHOTS) for a person to look at.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import ROOT, watched_page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import pe
 
 pytestmark = pytest.mark.browser
 
 SHOWN = 0.5e-6 + 1e-12  # values are shown with 6 decimals
+NORM_SHOWN = 0.5e-4 + 1e-12  # norms with 4
 SCREENSHOTS = Path(os.environ.get("PE_SCREENSHOTS", ROOT / ".cache" / "screenshots"))
+PLAYGROUND = '[data-pe-widget="playground"]'
+
+
+def contrast(first: tuple[int, ...], second: tuple[int, ...]) -> float:
+    """WCAG 2.1 contrast ratio of two sRGB colours given as 0-255 triples."""
+
+    def luminance(colour: tuple[int, ...]) -> float:
+        linear = [
+            c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4
+            for c in colour
+        ]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_contrast_formula_knows_black_on_white():
+    assert contrast((0, 0, 0), (255, 255, 255)) == pytest.approx(21.0)
+    assert contrast((118, 118, 118), (255, 255, 255)) == pytest.approx(4.54, abs=0.01)
 
 
 def exact(position: int, d_model: int, base: float) -> np.ndarray:
@@ -49,11 +77,19 @@ def set_control(widget, name: str, value) -> None:
     box = widget.locator(f'[data-control="{name}"]').first
     box.fill(str(value))
     box.press("Enter")
-    box.dispatch_event("change")
 
 
 def field(scope, name: str) -> float:
     return float(scope.locator(f'[data-field="{name}"]').first.inner_text())
+
+
+def fields(scope, name: str) -> list[float]:
+    return [float(t) for t in scope.locator(f'[data-field="{name}"]').all_inner_texts()]
+
+
+def message(widget, name: str) -> str:
+    box = widget.locator(f'[data-role="message-{name}"]')
+    return box.inner_text() if box.is_visible() else ""
 
 
 def read_cell(widget, position: int, dimension: int, *, keyboard: bool = False) -> dict[str, float]:
@@ -71,10 +107,13 @@ def read_cell(widget, position: int, dimension: int, *, keyboard: bool = False) 
             canvas.press("ArrowLeft" if from_end else "ArrowRight")
         for _ in range(down):
             canvas.press("ArrowUp" if from_end else "ArrowDown")
-    else:
-        box = canvas.bounding_box()
-        x = (dimension + 0.5) * box["width"] / d_model
-        y = (position + 0.5) * box["height"] / length
+    else:  # the plotted area sits inside the axes; the canvas says where
+        plot = {
+            k: float(canvas.get_attribute(f"data-plot-{k}"))
+            for k in ("left", "top", "width", "height")
+        }
+        x = plot["left"] + (dimension + 0.5) * plot["width"] / d_model
+        y = plot["top"] + (position + 0.5) * plot["height"] / length
         canvas.hover(position={"x": x, "y": y})
     readout = widget.locator('[data-role="cell-readout"]')
     return {name: field(readout, name) for name in ("position", "dimension", "angle", "value")}
@@ -88,78 +127,201 @@ CONFIGURATIONS = [
 ]
 
 
-@pytest.mark.parametrize(("d_model", "base", "length", "cells"), CONFIGURATIONS)
-def test_table_cells_match_pe(page, server, d_model, base, length, cells):
+def test_table_cells_match_pe(page, server):
     widget = open_widget(page, server, "playground/", "playground")
+    for d_model, base, length, cells in CONFIGURATIONS:
+        set_control(widget, "d", d_model)
+        set_control(widget, "base", base)
+        set_control(widget, "length", length)
+        for position, dimension in cells:
+            # Cells narrower than a few pixels are reached with the keyboard instead.
+            shown = read_cell(widget, position, dimension, keyboard=d_model > 128)
+            assert (shown["position"], shown["dimension"]) == (position, dimension)
+            angle = position * base ** (-2 * (dimension // 2) / d_model)
+            assert abs(shown["angle"] - angle) <= SHOWN * max(1, angle)
+            assert abs(shown["value"] - exact(position, d_model, base)[dimension]) <= SHOWN
+
+
+COMPARISONS = [
+    (64, 10000, 50, 2, 9, 0),
+    (16, 100, 50, 0, 7, 3),
+    (128, 10000, 256, 200, 37, 10),
+    (2, 10000, 256, 0, 255, 0),
+]
+
+
+def test_two_positions_match_pe(page, server):
+    widget = open_widget(page, server, "playground/", "playground")
+    for configuration in COMPARISONS:
+        check_two_positions(widget, *configuration)
+    check_offset_only(widget)
+
+
+def check_two_positions(widget, d_model, base, length, p, q, pair) -> None:
     set_control(widget, "d", d_model)
     set_control(widget, "base", base)
     set_control(widget, "length", length)
-    for position, dimension in cells:
-        # Cells narrower than a few pixels are reached with the keyboard instead.
-        shown = read_cell(widget, position, dimension, keyboard=d_model > 128)
-        assert (shown["position"], shown["dimension"]) == (position, dimension)
-        angle = position * base ** (-2 * (dimension // 2) / d_model)
-        assert abs(shown["angle"] - angle) <= SHOWN * max(1, angle)
-        assert abs(shown["value"] - exact(position, d_model, base)[dimension]) <= SHOWN
-
-
-@pytest.mark.parametrize(
-    ("d_model", "base", "first", "second", "pair"),
-    [(64, 10000, 2, 9, 0), (16, 100, 0, 7, 3), (128, 10000, 8, 1, 10)],
-)
-def test_two_tokens_match_pe(page, server, d_model, base, first, second, pair):
-    widget = open_widget(page, server, "playground/", "playground")
-    set_control(widget, "d", d_model)
-    set_control(widget, "base", base)
-    widget.locator(f'.pe-token[data-position="{first}"]').click()
-    token = widget.locator(f'.pe-token[data-position="{second}"]')
-    token.focus()
-    token.press("Enter")  # the keyboard works as well as the mouse
+    set_control(widget, "p", p)
+    set_control(widget, "q", q)
     set_control(widget, "pair", pair)
     results = widget.locator('[data-role="pair-results"]')
-    assert (field(results, "a"), field(results, "b")) == (first, second)
-    assert field(results, "dot") == pytest.approx(
-        float(pe.similarity(first, second, d_model, base=base, measure="dot")), abs=SHOWN
-    )
-    assert field(results, "cosine") == pytest.approx(
-        float(pe.similarity(first, second, d_model, base=base)), abs=SHOWN
-    )
-    assert field(results, "distance") == pytest.approx(
-        float(pe.similarity(first, second, d_model, base=base, measure="distance")), abs=SHOWN
-    )
-    block = pe.rotation_blocks(second - first, d_model, base=base)[pair]
-    shown = [
-        [field(results, "m00"), field(results, "m01")],
-        [field(results, "m10"), field(results, "m11")],
+    assert (field(results, "a"), field(results, "b"), field(results, "offset")) == (p, q, q - p)
+    for measure in ("dot", "cosine", "distance"):
+        expected = float(pe.similarity(p, q, d_model, base=base, measure=measure))
+        assert field(results, measure) == pytest.approx(expected, abs=SHOWN), measure
+    # Both vectors, dimension by dimension, and their product.
+    table = widget.locator('[data-role="compare-table"]')
+    first, second = exact(p, d_model, base), exact(q, d_model, base)
+    shown = min(d_model, 8)
+    np.testing.assert_allclose(fields(table, "pe-p"), first[:shown], atol=SHOWN)
+    np.testing.assert_allclose(fields(table, "pe-q"), second[:shown], atol=SHOWN)
+    np.testing.assert_allclose(fields(table, "product"), first[:shown] * second[:shown], atol=SHOWN)
+    # The rotation by the offset takes p's pair to q's.
+    rotation = widget.locator('[data-role="rotation-results"]')
+    block = pe.rotation_blocks(q - p, d_model, base=base)[pair]
+    matrix = [
+        [field(rotation, "m00"), field(rotation, "m01")],
+        [field(rotation, "m10"), field(rotation, "m11")],
     ]
-    np.testing.assert_allclose(shown, block, atol=SHOWN)
-    target = exact(second, d_model, base)[2 * pair : 2 * pair + 2]
+    np.testing.assert_allclose(matrix, block, atol=SHOWN)
+    target = second[2 * pair : 2 * pair + 2]
     np.testing.assert_allclose(
-        [field(results, "rotated0"), field(results, "rotated1")], target, atol=2 * SHOWN
+        [field(rotation, "rotated0"), field(rotation, "rotated1")], target, atol=2 * SHOWN
     )
     np.testing.assert_allclose(
-        [field(results, "target0"), field(results, "target1")], target, atol=SHOWN
+        [field(rotation, "target0"), field(rotation, "target1")], target, atol=SHOWN
     )
 
 
-def test_pipeline_adds_the_encoding_of_pe(page, server):
+def test_shifting_both_positions_keeps_the_dot_product(page, server):
+    """The shift buttons move p and q together; the dot product is sum_i cos(k omega_i)."""
     widget = open_widget(page, server, "playground/", "playground")
-    set_control(widget, "d", 32)
-    widget.locator('[data-control="token"]').select_option("6")
-    rows = widget.locator('[data-role="pipeline"] tbody tr')
-    code = exact(6, 32, 10000)
-    assert rows.count() == 8
-    for j in range(8):
-        row = rows.nth(j)
-        embedding, encoding, total = (field(row, n) for n in ("embedding", "encoding", "sum"))
-        assert encoding == pytest.approx(code[j], abs=SHOWN)
-        assert total == pytest.approx(embedding + encoding, abs=3 * SHOWN)
-    pipeline = widget.locator('[data-role="pipeline"]')
-    assert field(pipeline, "encoding-norm") == pytest.approx(np.sqrt(16), abs=0.5e-4)
+    results = widget.locator('[data-role="pair-results"]')
+    omega = 10000.0 ** (-np.arange(32) * 2 / 64)
+    later = widget.locator('[data-action="shift-up"]')
+    later.focus()
+    for step in range(1, 4):
+        page.keyboard.press("Enter")
+        assert (field(results, "a"), field(results, "b")) == (5 + step, 9 + step)
+        assert field(results, "dot") == pytest.approx(np.cos(4 * omega).sum(), abs=SHOWN)
+    set_control(widget, "q", 49)
+    later.click()  # q would leave the table: nothing moves
+    assert (field(results, "a"), field(results, "b")) == (8, 49)
 
 
-def test_wave_legend_gives_pe_wavelengths(page, server):
+def check_offset_only(widget) -> None:
+    """Moving p and q together leaves the dot product as it was (shift invariance)."""
+    set_control(widget, "d", 64)
+    set_control(widget, "base", 10000)
+    set_control(widget, "length", 200)
+    results = widget.locator('[data-role="pair-results"]')
+    shown = []
+    for p in (0, 40, 150):
+        set_control(widget, "p", p)
+        set_control(widget, "q", p + 13)
+        shown.append(field(results, "dot"))
+    # sum over pairs of cos(13 omega_i), written out here
+    omega = 10000.0 ** (-np.arange(32) * 2 / 64)
+    assert shown == pytest.approx([np.cos(13 * omega).sum()] * 3, abs=SHOWN)
+
+
+def check_prose(page, widget) -> None:
+    """The executed paragraph above the widget and the widget agree at the start."""
+    prose = page.locator("article").inner_text()
+    results = widget.locator('[data-role="pair-results"]')
+    dot = results.locator('[data-field="dot"]').inner_text()
+    cosine = results.locator('[data-field="cosine"]').inner_text()
+    assert f"dot product {dot} (cosine {cosine})" in prose
+    assert widget.locator('[data-field="norm-encoding"]').inner_text() in prose
+
+
+def pipeline_columns(widget) -> dict[str, np.ndarray]:
+    table = widget.locator('[data-role="pipeline"] table')
+    return {key: np.array(fields(table, key)) for key in ("embedding", "scaled", "encoding", "sum")}
+
+
+def test_pipeline_values_and_norms_match_pe(page, server):
     widget = open_widget(page, server, "playground/", "playground")
+    for d_model, token in [(16, 6), (8, 0), (4, 9)]:
+        check_pipeline(widget, d_model, token)
+    check_wide_pipeline(widget)
+
+
+def check_pipeline(widget, d_model: int, token: int) -> None:
+    set_control(widget, "d", d_model)
+    widget.locator('[data-control="token"]').select_option(str(token))
+    column = pipeline_columns(widget)  # every dimension is shown at these widths
+    assert len(column["embedding"]) == d_model
+    scale = np.sqrt(d_model)
+    np.testing.assert_allclose(
+        column["scaled"], column["embedding"] * scale, atol=SHOWN * (1 + scale)
+    )
+    np.testing.assert_allclose(column["encoding"], exact(token, d_model, 10000), atol=SHOWN)
+    np.testing.assert_allclose(column["sum"], column["scaled"] + column["encoding"], atol=3 * SHOWN)
+    steps = widget.locator('[data-role="pipeline-steps"]')
+    rounding = SHOWN * np.sqrt(d_model) * (1 + scale)  # what 6 shown decimals can move a norm
+    assert field(steps, "norm-embedding") == pytest.approx(
+        np.linalg.norm(column["embedding"]), abs=NORM_SHOWN + rounding
+    )
+    assert field(steps, "norm-scaled") == pytest.approx(
+        np.linalg.norm(column["scaled"]), abs=NORM_SHOWN + rounding
+    )
+    assert field(steps, "norm-encoding") == pytest.approx(np.sqrt(d_model / 2), abs=NORM_SHOWN)
+    expected_sum = np.linalg.norm(column["scaled"] + exact(token, d_model, 10000))
+    assert field(steps, "norm-sum") == pytest.approx(expected_sum, abs=NORM_SHOWN + rounding)
+
+
+def check_wide_pipeline(widget) -> None:
+    """At d = 512: the scaled norm is sqrt(d) times the first; the encoding's is sqrt(d/2)."""
+    set_control(widget, "d", 512)
+    steps = widget.locator('[data-role="pipeline-steps"]')
+    first, scaled = field(steps, "norm-embedding"), field(steps, "norm-scaled")
+    assert scaled == pytest.approx(first * np.sqrt(512), abs=NORM_SHOWN * (1 + np.sqrt(512)))
+    assert field(steps, "norm-encoding") == pytest.approx(16.0, abs=NORM_SHOWN)
+    assert 0.8 < first < 1.2  # entries of standard deviation 1/sqrt(d): norm near 1
+
+
+def test_pipeline_steps_play_pause_and_keyboard(browser, server):
+    with watched_page(browser, server) as (page, outside, errors):
+        page.clock.install()
+        widget = open_widget(page, server, "playground/", "playground")
+        current = widget.locator('[data-role="pipeline-steps"] [aria-current="step"]')
+        assert current.get_attribute("data-step") == "scaled"
+        forward = widget.locator('[data-action="forward"]')
+        forward.focus()
+        page.keyboard.press("Enter")
+        assert current.get_attribute("data-step") == "encoding"
+        page.keyboard.press("Space")
+        assert current.get_attribute("data-step") == "sum"
+        assert forward.is_disabled()
+        back = widget.locator('[data-action="back"]')
+        back.focus()
+        for _ in range(3):
+            page.keyboard.press("Enter")
+        assert current.get_attribute("data-step") == "embedding"
+        assert back.is_disabled()
+        play = widget.locator('[data-action="play"]')
+        play.focus()
+        page.keyboard.press("Enter")
+        assert play.get_attribute("aria-pressed") == "true"
+        page.clock.run_for(1700)
+        assert current.get_attribute("data-step") == "scaled"
+        page.keyboard.press("Enter")  # pause
+        assert play.get_attribute("aria-pressed") == "false"
+        page.clock.run_for(5000)
+        assert current.get_attribute("data-step") == "scaled"
+        page.keyboard.press("Enter")  # play to the end, where it stops by itself
+        page.clock.run_for(6000)
+        assert current.get_attribute("data-step") == "sum"
+        assert play.get_attribute("aria-pressed") == "false"
+        label = widget.locator('[data-role="pipeline-bars"]').get_attribute("aria-label")
+        assert "step 4" in label
+        assert "norm" in label
+        assert outside == []
+        assert errors == []
+
+
+def check_wave_legend(widget) -> None:
     set_control(widget, "d", 128)
     set_control(widget, "dims", "3, 40")
     legend = widget.locator('[data-role="waves-legend"]').inner_text()
@@ -167,6 +329,120 @@ def test_wave_legend_gives_pe_wavelengths(page, server):
     for dimension in (3, 40):
         assert f"dim {dimension}" in legend
         assert f"wavelength {wavelengths[dimension // 2]:.1f}" in legend
+
+
+REFUSED = [
+    ("d", "7", "is odd"),
+    ("d", "1024", "too large"),
+    ("d", "abc", "not a number"),
+    ("d", "", "not a number"),
+    ("d", "6.5", "not whole"),
+    ("base", "1", "too small"),
+    ("length", "0", "too small"),
+    ("p", "50", "too large"),
+    ("dims", "1, 99", "no dimension 99"),
+    ("dims", "x", "not a number"),
+    ("dims", "1, 2, 3, 4, 5", "at most 4"),
+    ("dims", " ", "at least one"),
+]
+
+
+def test_refused_values_are_explained_and_the_figures_keep_going(page, server):
+    widget = open_widget(page, server, "playground/", "playground")
+    for name, typed, words in REFUSED:
+        check_refused(widget, name, typed, words)
+
+
+def check_refused(widget, name: str, typed: str, words: str) -> None:
+    heatmap = widget.locator('[data-role="heatmap"]')
+    before = heatmap.get_attribute("aria-label")
+    box = widget.locator(f'[data-control="{name}"]')
+    set_control(widget, name, typed)
+    text = message(widget, name)
+    assert words in text, text
+    assert "still show" in text  # and says what the figures show instead
+    assert box.get_attribute("aria-invalid") == "true"
+    described = box.get_attribute("aria-describedby")
+    assert widget.locator(f"#{described}").inner_text() == text
+    assert heatmap.get_attribute("aria-label") == before  # never an empty plot
+    assert "Line plot" in widget.locator('[data-role="waves"]').get_attribute("aria-label")
+    # A good value clears the message.
+    good = {"d": 64, "base": 10000, "length": 50, "p": 5, "dims": "0, 1, 10, 30"}[name]
+    set_control(widget, name, good)
+    assert message(widget, name) == ""
+    assert box.get_attribute("aria-invalid") is None
+
+
+def test_figures_are_named_and_follow_the_state(page, server):
+    widget = open_widget(page, server, "playground/", "playground")
+    check_prose(page, widget)
+    canvases = widget.locator("canvas")
+    assert canvases.count() == 5
+    for k in range(canvases.count()):
+        canvas = canvases.nth(k)
+        assert canvas.get_attribute("role") == "img"
+        assert len(canvas.get_attribute("aria-label") or "") > 60
+    set_control(widget, "d", 128)
+    set_control(widget, "p", 20)
+    assert "128 dimensions" in widget.locator('[data-role="heatmap"]').get_attribute("aria-label")
+    assert "position 20" in widget.locator('[data-role="similarity"]').get_attribute("aria-label")
+    assert "d_model 128" in widget.locator('[data-role="waves"]').get_attribute("aria-label")
+    check_wave_legend(widget)
+    # The palette switch redraws in the other scheme's colours.
+    scale = widget.locator(".pe-scale-bar")
+    light = scale.evaluate("(node) => node.style.backgroundImage")
+    page.evaluate("document.body.setAttribute('data-md-color-scheme', 'slate')")
+    page.wait_for_function(
+        "(before) => document.querySelector('.pe-scale-bar').style.backgroundImage !== before",
+        arg=light,
+    )
+
+
+def test_live_region_speaks_when_the_reader_settles(browser, server):
+    with watched_page(browser, server) as (page, outside, errors):
+        page.clock.install()
+        widget = open_widget(page, server, "playground/", "playground")
+        live = widget.locator('[data-role="announce"]')
+        assert live.get_attribute("aria-live") == "polite"
+        assert widget.locator("[aria-live]").count() == 1  # one region for the whole widget
+        canvas = widget.locator('[data-role="heatmap"]')
+        box = canvas.bounding_box()
+        for k in range(12):  # the mouse sweeps across the table: nothing is said
+            canvas.hover(position={"x": box["width"] * (0.2 + 0.05 * k), "y": box["height"] * 0.4})
+            page.clock.run_for(100)
+        page.clock.run_for(2000)
+        assert live.inner_text() == ""
+        canvas.focus()
+        for key in (
+            "Home",
+            "ArrowRight",
+            "ArrowRight",
+            "ArrowDown",
+        ):  # quick keys: only the last is said
+            canvas.press(key)
+            page.clock.run_for(100)
+        assert live.inner_text() == ""
+        page.clock.run_for(700)
+        assert live.inner_text().startswith("position 1, dimension 2 (sin, pair 1)")
+        set_control(widget, "d", 9)
+        page.clock.run_for(700)
+        assert "is odd" in live.inner_text()
+        assert outside == []
+        assert errors == []
+
+
+def test_sliders_work_from_the_keyboard(page, server):
+    widget = open_widget(page, server, "playground/", "playground")
+    slider = widget.locator('[data-slider="d"]')
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    assert widget.locator('[data-control="d"]').input_value() == "66"
+    assert "66 dimensions" in widget.locator('[data-role="heatmap"]').get_attribute("aria-label")
+    q = widget.locator('[data-slider="q"]')
+    q.focus()
+    page.keyboard.press("End")
+    assert widget.locator('[data-control="q"]').input_value() == "49"
+    assert field(widget.locator('[data-role="pair-results"]'), "b") == 49
 
 
 def test_formula_page_widget_by_keyboard(page, server):
@@ -182,9 +458,13 @@ def test_formula_page_widget_by_keyboard(page, server):
     assert (field(readout, "position"), field(readout, "dimension")) == (23, 9)
 
 
-@pytest.mark.parametrize(("position", "offset", "pair"), [(3, 5, 1), (100, -37, 6), (0, 200, 0)])
-def test_rotation_page_widget(page, server, position, offset, pair):
+def test_rotation_page_widget(page, server):
     widget = open_widget(page, server, "rotation/", "rotation")
+    for position, offset, pair in [(3, 5, 1), (100, -37, 6), (0, 200, 0)]:
+        check_rotation(widget, position, offset, pair)
+
+
+def check_rotation(widget, position: int, offset: int, pair: int) -> None:
     set_control(widget, "p", position)
     set_control(widget, "k", offset)
     set_control(widget, "pair", pair)
@@ -207,39 +487,137 @@ def test_rotation_page_widget(page, server, position, offset, pair):
     )
 
 
-def test_controls_clamp_to_their_limits(page, server):
-    widget = open_widget(page, server, "playground/", "playground")
-    set_control(widget, "d", 7)
-    assert widget.locator('[data-control="d"]').input_value() == "6"
-    set_control(widget, "d", 100000)
-    assert widget.locator('[data-control="d"]').input_value() == "512"
-    set_control(widget, "length", 0)
-    assert widget.locator('[data-control="length"]').input_value() == "1"
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [375, 1280])
-def test_layout_holds_and_screenshots(browser, server, scheme, width):
-    viewport = {"width": width, "height": 900}
-    with watched_page(browser, server, viewport=viewport, color_scheme=scheme) as watched:
-        page, outside, errors = watched
-        check_layout(page, server, scheme, width)
+def test_layout_holds_and_screenshots(browser, server, scheme):
+    """At 320, 375, 768 and 1280 px: no sideways scroll, nothing out of the box, 44 px targets."""
+    with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):
+        page.goto(server + "playground/", wait_until="load")
+        page.wait_for_function(f"document.querySelector('{PLAYGROUND}').dataset.mounted")
+        for width in (320, 375, 768, 1280):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.wait_for_function(  # the widget has redrawn at the new width
+                f"Math.abs(document.querySelector('{PLAYGROUND} canvas')"
+                ".getBoundingClientRect().width"
+                f" - document.querySelector('{PLAYGROUND} .pe-canvas-box').clientWidth) < 1"
+            )
+            check_layout(page, scheme, width)
         assert outside == []
         assert errors == []
 
 
-def check_layout(page, server, scheme: str, width: int) -> None:
-    page.goto(server + "playground/", wait_until="load")
-    page.wait_for_function(
-        "document.querySelector('[data-pe-widget=\"playground\"]').dataset.mounted"
-    )
+def check_layout(page, scheme: str, width: int) -> None:
     expected = "slate" if scheme == "dark" else "default"
+    # Material's search box slides to its new width for a moment: let it settle.
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(
+            "document.documentElement.scrollWidth <= window.innerWidth", timeout=2000
+        )
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == expected
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page scrolls sideways by {overflow}px at {width}px"
-    widget_right = page.evaluate(
-        "document.querySelector('[data-pe-widget]').getBoundingClientRect().right"
+    # Nothing inside the widget reaches past its right edge (tables scroll in their own box).
+    sticking_out = page.evaluate(
+        """(selector) => {
+            const widget = document.querySelector(selector);
+            const right = widget.getBoundingClientRect().right;
+            return [...widget.querySelectorAll('*')]
+                .filter((node) => !node.closest('.pe-scroll') && !node.closest('.pe-sr-only'))
+                .filter((node) => node.getBoundingClientRect().right > right + 0.5)
+                .map((node) => node.tagName + '.' + node.className);
+        }""",
+        PLAYGROUND,
     )
-    assert widget_right <= width
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"playground-{scheme}-{width}.png"), full_page=True)
+    assert sticking_out == []
+    assert (
+        page.evaluate(f"document.querySelector('{PLAYGROUND}').getBoundingClientRect().right")
+        <= width
+    )
+    if width < 720:  # phones (and any coarse pointer, see the CSS): every control a 44 px target
+        small = page.evaluate(
+            """(selector) => [...document.querySelectorAll(
+                    selector + ' input, ' + selector + ' select, ' + selector + ' button')]
+                .map((node) => [node.dataset.control || node.dataset.slider || node.dataset.action,
+                                node.getBoundingClientRect().height])
+                .filter(([, height]) => height < 44)""",
+            PLAYGROUND,
+        )
+        assert small == [], small
+    if width in (375, 1280):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"playground-{scheme}-{width}.png"
+        page.locator(PLAYGROUND).screenshot(path=str(path))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_focus_is_visible_on_every_control(browser, server, scheme):
+    with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):
+        open_widget(page, server, "playground/", "playground")
+        page.locator(f"{PLAYGROUND} input").first.focus()
+        seen = []
+        for _ in range(40):  # walk the widget with Tab, as a keyboard user does
+            ring = page.evaluate(
+                """(selector) => {
+                    const node = document.activeElement;
+                    if (!node.closest(selector)) return null;
+                    const style = getComputedStyle(node);
+                    return [node.tagName, node.type || '', node.matches(':focus-visible'),
+                            style.outlineStyle, parseFloat(style.outlineWidth)];
+                }""",
+                PLAYGROUND,
+            )
+            if ring is None:
+                break
+            seen.append(ring)
+            page.keyboard.press("Tab")
+        kinds = {(tag, kind) for tag, kind, *_ in seen}
+        wanted = {
+            ("INPUT", "text"),
+            ("INPUT", "range"),
+            ("CANVAS", ""),
+            ("SELECT", "select-one"),
+            ("BUTTON", "button"),
+        }
+        assert wanted <= kinds, kinds
+        for tag, kind, visible, style, width in seen:
+            assert visible, (tag, kind)
+            assert style == "solid", (tag, kind, style)
+            assert width >= 2, (tag, kind, width)
+        assert outside == []
+        assert errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violation_in_the_playground(browser, server, scheme):
+    from axe_playwright_python.base import AXE_FILE_PATH
+
+    with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):
+        widget = open_widget(page, server, "playground/", "playground")
+        page.add_script_tag(path=str(AXE_FILE_PATH))
+        # a refused value and a moved pipeline: the widget in a state with a message
+        set_control(widget, "d", 7)
+        widget.locator('[data-action="forward"]').click()
+        for width in (375, 1280):
+            page.set_viewport_size({"width": width, "height": 900})
+            result = page.evaluate(
+                """(selector) => axe.run(selector, {
+                    runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']},
+                    resultTypes: ['violations'],
+                })""",
+                PLAYGROUND,
+            )
+            violations = [
+                (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:5])
+                for v in result["violations"]
+            ]
+            assert violations == [], (width, violations)
+            assert result["testEngine"]["version"].startswith("4.")
+        # axe cannot see into a canvas: the ends of the colour scale (-1 and +1)
+        # must stand out from the page by 3:1, as WCAG asks of graphics.
+        gradient = widget.locator(".pe-scale-bar").evaluate("(node) => node.style.backgroundImage")
+        stops = [tuple(map(int, c)) for c in re.findall(r"rgb\((\d+), (\d+), (\d+)\)", gradient)]
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        page_colour = tuple(map(int, re.findall(r"\d+", background)[:3]))
+        for end in (stops[0], stops[-1]):
+            assert contrast(end, page_colour) >= 3, (end, page_colour)
+        assert outside == []
+        assert errors == []

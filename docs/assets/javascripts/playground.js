@@ -1,9 +1,14 @@
 // The interactive playground and the small widgets on the formula and rotation
-// pages. Plain JavaScript, no dependencies: every number is computed here with
-// the formula that pe uses (float64, as JavaScript numbers are), and
-// tests/test_playground.py checks what the page shows against pe itself.
+// pages. Plain JavaScript, no dependencies, nothing fetched: every number is
+// computed here with the formula that pe uses (float64, as JavaScript numbers
+// are), and tests/test_playground.py checks what the page shows against pe.
 //
 // A widget is any element with data-pe-widget="playground" | "table" | "rotation".
+//
+// Accessibility, in short: every canvas is role="img" with an aria-label that
+// describes what it shows now; one polite live region per widget is written
+// only after a commit (a click, a key, a changed input) and debounced, never on
+// mouse moves; every input says what it accepts when its value is refused.
 (function () {
   "use strict";
 
@@ -30,16 +35,22 @@
       for (let j = 0; j < a.length; j++) s += a[j] * b[j];
       return s;
     },
+    norm(a) {
+      return Math.sqrt(PE.dot(a, a));
+    },
   };
 
-  // ------------------------------------------------------------------ helpers
+  // ------------------------------------------------------------------ limits
+  // kind "even": whole and even; "int": whole; "real": any number in range.
   const LIMITS = {
-    d: { min: 2, max: 512, step: 2, value: 64 },
-    base: { min: 2, max: 1000000, value: 10000 },
-    length: { min: 1, max: 256, step: 1, value: 50 },
+    d: { name: "d_model", kind: "even", min: 2, max: 512, value: 64, why: " (sin and cos come in pairs)" },
+    base: { name: "base", kind: "real", min: 2, max: 1000000, value: 10000, log: true },
+    length: { name: "positions", kind: "int", min: 1, max: 256, value: 50 },
   };
   const SENTENCE = ["The", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired"];
+  const MAX_WAVES = 4;
 
+  // ------------------------------------------------------------------ helpers
   function el(tag, attrs, children) {
     const node = document.createElement(tag);
     for (const [key, value] of Object.entries(attrs || {})) {
@@ -51,23 +62,112 @@
     return node;
   }
 
+  let uid = 0;
+  const newId = (stem) => `pe-${stem}-${++uid}`;
+
   function fixed(x, digits) {
     const s = x.toFixed(digits);
     return /^-0\.?0*$/.test(s) ? s.slice(1) : s; // no "-0.000000"
   }
 
-  function clampInt(value, limit) {
-    const n = Math.round(Number(value));
-    if (!Number.isFinite(n)) return limit.value;
-    let v = Math.min(limit.max, Math.max(limit.min, n));
-    if (limit.step === 2 && v % 2) v -= 1;
-    return v;
+  // A typed value against its limit: {value} or {error} in words.
+  function check(text, limit) {
+    const raw = String(text).trim();
+    const shown = raw === "" ? "an empty box" : `“${raw}”`;
+    const range = `from ${limit.min} to ${limit.max}`;
+    const what = limit.kind === "even" ? `an even whole number ${range}`
+      : limit.kind === "int" ? `a whole number ${range}` : `a number ${range}`;
+    const expect = `${limit.name} must be ${what}${limit.why || ""}`;
+    const n = raw === "" ? NaN : Number(raw);
+    if (!Number.isFinite(n)) return { error: `${expect}; ${shown} is not a number.` };
+    if (limit.kind !== "real" && !Number.isInteger(n)) return { error: `${expect}; ${raw} is not whole.` };
+    if (n < limit.min) return { error: `${expect}; ${raw} is too small.` };
+    if (n > limit.max) return { error: `${expect}; ${raw} is too large.` };
+    if (limit.kind === "even" && n % 2) return { error: `${expect}; ${raw} is odd.` };
+    return { value: n };
   }
 
-  function clampBase(value) {
-    const n = Number(value);
-    if (!Number.isFinite(n)) return LIMITS.base.value;
-    return Math.min(LIMITS.base.max, Math.max(LIMITS.base.min, n));
+  // One polite live region per widget, written only after the reader settles.
+  function announcer(root) {
+    const region = el("div", { class: "pe-sr-only", role: "status", "aria-live": "polite", "data-role": "announce" });
+    root.append(region);
+    let timer = 0;
+    return (text) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { region.textContent = text; }, 600);
+    };
+  }
+
+  // A labelled text box and a slider kept in step. The box says what it accepts
+  // when a value is refused, and the figures keep the last good value.
+  function control(limit, onChange, say) {
+    const id = newId(limit.key || "control");
+    const messageId = `${id}-message`;
+    const toSlider = (v) => (limit.log ? Math.log10(v) : v);
+    const number = el("input", {
+      type: "text", inputmode: limit.kind === "real" ? "decimal" : "numeric", id,
+      value: String(limit.value), "data-control": limit.key, autocomplete: "off",
+      spellcheck: "false", "aria-describedby": messageId,
+    });
+    const range = el("input", {
+      type: "range", "aria-label": `${limit.name} slider`, "data-slider": limit.key,
+      min: String(toSlider(limit.min)), max: String(toSlider(limit.max)),
+      step: limit.log ? "0.01" : limit.kind === "even" ? "2" : "1",
+      value: String(toSlider(limit.value)),
+    });
+    const message = el("p", { class: "pe-message", id: messageId, "data-role": `message-${limit.key}`, hidden: "" });
+    let current = limit.value;
+    const showError = (text) => {
+      message.textContent = text ? `${text} The figures still show ${limit.name} = ${current}.` : "";
+      message.hidden = !text;
+      if (text) number.setAttribute("aria-invalid", "true"); else number.removeAttribute("aria-invalid");
+    };
+    const accept = (value, fromSlider, quiet) => {
+      current = value;
+      number.value = String(value);
+      if (!fromSlider) range.value = String(toSlider(value));
+      showError("");
+      if (!quiet) onChange(value);
+    };
+    number.addEventListener("change", () => {
+      const result = check(number.value, limit);
+      if ("error" in result) {
+        showError(result.error);
+        if (say) say(message.textContent);
+      } else if (result.value !== current || number.getAttribute("aria-invalid")) {
+        accept(result.value, false);
+        if (say) say(`${limit.name} ${result.value}`);
+      }
+    });
+    number.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") number.dispatchEvent(new Event("change"));
+    });
+    range.addEventListener("input", () => {
+      const raw = limit.log ? Math.pow(10, Number(range.value)) : Number(range.value);
+      const value = Math.min(limit.max, Math.max(limit.min, Math.round(raw)));
+      accept(value, true);
+    });
+    range.addEventListener("change", () => { if (say) say(`${limit.name} ${current}`); });
+    const node = el("div", { class: "pe-control" }, [
+      el("label", { for: id, text: limit.name }), number, range, message,
+    ]);
+    return {
+      node,
+      get value() { return current; },
+      // A dependent limit changed (for example p when the positions shrink):
+      // the value follows, and the caller redraws.
+      setLimits(min, max) {
+        limit.min = min; limit.max = max;
+        range.min = String(toSlider(min)); range.max = String(toSlider(max));
+        if (current > max || current < min) accept(Math.min(max, Math.max(min, current)), false, true);
+        return current;
+      },
+      set(value) { accept(value, false); },
+    };
+  }
+
+  function button(text, action, attrs) {
+    return el("button", { type: "button", class: "pe-button", "data-action": action, ...(attrs || {}), text });
   }
 
   // Colours follow the site's palette: read Material's CSS variables each draw.
@@ -77,104 +177,123 @@
     return {
       dark,
       fg: style.getPropertyValue("--md-default-fg-color").trim() || (dark ? "#e6edf3" : "#1f2328"),
-      muted: style.getPropertyValue("--md-default-fg-color--light").trim() || "#888",
-      grid: style.getPropertyValue("--md-default-fg-color--lightest").trim() || "#ccc",
-      accent: style.getPropertyValue("--md-accent-fg-color").trim() || "#ff6e40",
+      bg: style.getPropertyValue("--md-default-bg-color").trim() || (dark ? "#1e2129" : "#ffffff"),
+      grid: dark ? "rgba(255,255,255,0.18)" : "rgba(0,0,0,0.14)",
+      mark: dark ? "#ffd54f" : "#6a1b9a",
+      // Four lines told apart by colour and by dash; each at least 3:1 on the page.
       lines: dark
         ? ["#8c9eff", "#ffab40", "#69f0ae", "#ea80fc"]
-        : ["#3f51b5", "#e65100", "#2e7d32", "#8e24aa"],
+        : ["#283593", "#b34700", "#1b5e20", "#8e24aa"],
+      dashes: [[], [7, 4], [2, 3], [9, 3, 2, 3]],
     };
   }
 
-  // A diverging map from -1 (blue) through 0 (paper) to 1 (red).
+  // A diverging map from -1 (blue) through 0 (the page) to +1 (red).
   function diverging(v, dark) {
     const t = Math.max(-1, Math.min(1, v));
-    const mid = dark ? [40, 42, 54] : [247, 247, 247];
-    const end = t < 0 ? [33, 102, 172] : [178, 24, 43];
+    const mid = dark ? [44, 46, 58] : [247, 247, 247];
+    const end = t < 0 ? (dark ? [86, 160, 235] : [33, 102, 172]) : (dark ? [240, 96, 96] : [178, 24, 43]);
     const a = Math.abs(t);
     return mid.map((m, i) => Math.round(m + (end[i] - m) * a));
   }
-
-  // A number input and a range slider kept in step.
-  function control(label, name, limit, onChange, log) {
-    const id = `pe-${name}-${Math.random().toString(36).slice(2, 8)}`;
-    const number = el("input", {
-      type: "number", id, min: limit.min, max: limit.max, step: limit.step || "any",
-      value: limit.value, "data-control": name, "aria-label": label,
-    });
-    const range = el("input", {
-      type: "range", "aria-label": `${label} slider`, "data-slider": name,
-      min: log ? Math.log10(limit.min) : limit.min,
-      max: log ? Math.log10(limit.max) : limit.max,
-      step: log ? 0.01 : limit.step || 1,
-      value: log ? Math.log10(limit.value) : limit.value,
-    });
-    const set = (value) => {
-      number.value = String(value);
-      range.value = String(log ? Math.log10(value) : value);
-      onChange(value);
-    };
-    number.addEventListener("change", () => set(name === "base" ? clampBase(number.value) : clampInt(number.value, limit)));
-    range.addEventListener("input", () => {
-      const raw = log ? Math.pow(10, Number(range.value)) : Number(range.value);
-      const value = name === "base" ? Math.round(clampBase(raw)) : clampInt(raw, limit);
-      number.value = String(value);
-      onChange(value);
-    });
-    return el("div", { class: "pe-control" }, [el("label", { for: id, text: label }), number, range]);
-  }
-
-  function canvasFor(container, height) {
-    const canvas = el("canvas", { height: String(height) });
-    container.append(canvas);
-    return canvas;
-  }
+  const rgb = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
 
   function sizeCanvas(canvas, cssHeight) {
     const ratio = window.devicePixelRatio || 1;
-    const width = Math.max(120, canvas.parentElement.clientWidth);
+    const width = Math.max(200, canvas.parentElement.clientWidth);
     canvas.style.width = `${width}px`;
     canvas.style.height = `${cssHeight}px`;
     canvas.width = Math.round(width * ratio);
     canvas.height = Math.round(cssHeight * ratio);
     const ctx = canvas.getContext("2d");
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, cssHeight);
     return { ctx, width, height: cssHeight };
   }
 
+  function figure(parent, role, caption) {
+    const canvas = el("canvas", { role: "img", "data-role": role });
+    const box = el("div", { class: "pe-canvas-box" }, [canvas]);
+    parent.append(el("figure", { class: "pe-figure" }, [box, ...(caption ? [el("figcaption", { class: "pe-caption", text: caption })] : [])]));
+    return canvas;
+  }
+
+  // A tick step that leaves at least `room` pixels between labels.
+  function tickStep(span, pixels, room) {
+    const steps = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
+    for (const s of steps) if ((s / Math.max(span, 1)) * pixels >= room) return s;
+    return steps[steps.length - 1];
+  }
+
+  // Text in the page's colour on a halo of the background, readable over lines.
+  function text(ctx, colours, value, x, y, align, baseline) {
+    ctx.save();
+    ctx.setLineDash([]);
+    ctx.textAlign = align || "left";
+    ctx.textBaseline = baseline || "alphabetic";
+    ctx.strokeStyle = colours.bg; ctx.lineWidth = 3; ctx.lineJoin = "round";
+    ctx.strokeText(value, x, y);
+    ctx.fillStyle = colours.fg;
+    ctx.fillText(value, x, y);
+    ctx.restore();
+  }
+
   // ------------------------------------------------------------------ the heatmap
-  // Rows are positions, columns dimensions; hover or arrow keys pick a cell.
-  function heatmap(root, state, onPick) {
-    const box = el("div", { class: "pe-canvas-box" });
-    const canvas = canvasFor(box, 240);
+  // Rows are positions (0 at the top), columns dimensions; hover, click or the
+  // arrow keys pick a cell. Rows p and q of the comparison are marked.
+  function heatmap(root, state, say) {
+    const canvas = figure(root, "heatmap");
     canvas.setAttribute("tabindex", "0");
-    canvas.setAttribute("role", "img");
-    canvas.setAttribute("data-role", "heatmap");
-    canvas.setAttribute("aria-label", "Encoding table: rows are positions, columns are dimensions. Use the arrow keys to read a cell.");
-    const readout = el("p", { class: "pe-readout", "data-role": "cell-readout", "aria-live": "polite" });
-    root.append(box, readout);
-    const cursor = { p: 0, j: 0 };
-    const HEIGHT = 240;
+    const legend = el("div", { class: "pe-scale", "data-role": "colour-scale" });
+    const readout = el("p", { class: "pe-readout", "data-role": "cell-readout", id: newId("readout") });
+    canvas.setAttribute("aria-describedby", readout.id); // the selected cell, read on focus
+    root.append(legend, readout);
+    const cursor = { p: Math.min(7, state.length - 1), j: 2 };
+    const HEIGHT = 280;
+    const pad = { left: 40, right: 24, top: 8, bottom: 36 };
+
+    function cellText() {
+      const { d, base } = state;
+      const kind = cursor.j % 2 === 0 ? "sin" : "cos";
+      return `position ${cursor.p}, dimension ${cursor.j} (${kind}, pair ${Math.floor(cursor.j / 2)}): `
+        + `angle ${fixed(PE.angle(cursor.p, cursor.j, d, base), 6)} rad, value ${fixed(PE.value(cursor.p, cursor.j, d, base), 6)}`;
+    }
 
     function describe() {
       const { d, base } = state;
       const pair = Math.floor(cursor.j / 2);
       const kind = cursor.j % 2 === 0 ? "sin" : "cos";
-      const angle = PE.angle(cursor.p, cursor.j, d, base);
-      const value = PE.value(cursor.p, cursor.j, d, base);
       readout.replaceChildren(
         "position ", el("b", { "data-field": "position", text: String(cursor.p) }),
         " · dimension ", el("b", { "data-field": "dimension", text: String(cursor.j) }),
-        ` (${kind}, pair ${pair}) · angle `, el("b", { "data-field": "angle", text: fixed(angle, 6) }),
-        " rad · value ", el("b", { "data-field": "value", text: fixed(value, 6) }),
+        ` (${kind}, pair ${pair}) · angle `, el("b", { "data-field": "angle", text: fixed(PE.angle(cursor.p, cursor.j, d, base), 6) }),
+        " rad · value ", el("b", { "data-field": "value", text: fixed(PE.value(cursor.p, cursor.j, d, base), 6) }),
       );
-      if (onPick) onPick(cursor.p, cursor.j);
+      canvas.setAttribute("aria-label",
+        `Heatmap of the encoding: ${state.length} positions down, ${d} dimensions across, base ${state.base}. `
+        + "Colour runs from blue for −1 through the page colour for 0 to red for +1. "
+        + "The left columns change colour from row to row; the right columns stay almost constant, 0 in the sine columns and 1 in the cosine columns. "
+        + "Arrow keys move the selected cell.");
+    }
+
+    function drawLegend(colours) {
+      const stops = [];
+      for (let k = 0; k <= 10; k++) stops.push(`${rgb(diverging(-1 + k / 5, colours.dark))} ${k * 10}%`);
+      legend.replaceChildren(
+        el("span", { class: "pe-scale-label", text: "−1" }),
+        el("span", { class: "pe-scale-bar", role: "img", style: `background: linear-gradient(to right, ${stops.join(", ")})`,
+          "aria-label": "Colour scale: blue is −1, the page colour is 0, red is +1" }),
+        el("span", { class: "pe-scale-label", text: "+1" }),
+        el("span", { class: "pe-scale-note", text: "value of PE(position, dimension)" }),
+      );
     }
 
     function draw() {
       const { d, base, length } = state;
       const { ctx, width, height } = sizeCanvas(canvas, HEIGHT);
       const colours = theme(root);
+      const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
+      Object.assign(canvas.dataset, { plotLeft: pad.left, plotTop: pad.top, plotWidth: plotW, plotHeight: plotH });
       const image = new ImageData(d, length);
       for (let p = 0; p < length; p++) {
         for (let j = 0; j < d; j++) {
@@ -187,28 +306,59 @@
       scratch.width = d; scratch.height = length;
       scratch.getContext("2d").putImageData(image, 0, 0);
       ctx.imageSmoothingEnabled = false;
-      ctx.clearRect(0, 0, width, height);
-      ctx.drawImage(scratch, 0, 0, width, height);
+      ctx.drawImage(scratch, pad.left, pad.top, plotW, plotH);
+      ctx.strokeStyle = colours.fg; ctx.lineWidth = 1;
+      ctx.strokeRect(pad.left - 0.5, pad.top - 0.5, plotW + 1, plotH + 1);
+      // Ticks and labels: position down the left, dimension along the bottom.
+      ctx.font = "11px sans-serif";
+      const w = plotW / d, h = plotH / length;
+      const rowStep = tickStep(length, plotH, 22);
+      for (let p = 0; p < length; p += rowStep) {
+        const y = pad.top + (p + 0.5) * h;
+        ctx.beginPath(); ctx.moveTo(pad.left - 4, y); ctx.lineTo(pad.left, y); ctx.stroke();
+        text(ctx, colours, String(p), pad.left - 6, y, "right", "middle");
+      }
+      const colStep = tickStep(d, plotW, 30);
+      for (let j = 0; j < d; j += colStep) {
+        const x = pad.left + (j + 0.5) * w;
+        ctx.beginPath(); ctx.moveTo(x, pad.top + plotH); ctx.lineTo(x, pad.top + plotH + 4); ctx.stroke();
+        text(ctx, colours, String(j), x, pad.top + plotH + 6, "center", "top");
+      }
+      text(ctx, colours, "dimension →", pad.left + plotW / 2, height - 2, "center", "bottom");
+      ctx.save(); ctx.translate(10, pad.top + plotH / 2); ctx.rotate(-Math.PI / 2);
+      text(ctx, colours, "← position", 0, 0, "center", "middle"); ctx.restore();
+      // Rows p and q of the comparison: a small triangle and letter on the right.
+      ctx.fillStyle = colours.mark;
+      for (const [name, p] of [["p", state.p], ["q", state.q]]) {
+        if (p === undefined || p >= length) continue;
+        const y = pad.top + (p + 0.5) * h, x = pad.left + plotW + 2;
+        ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 7, y - 5); ctx.lineTo(x + 7, y + 5); ctx.fill();
+        ctx.font = "bold 11px sans-serif"; ctx.textAlign = "left"; ctx.textBaseline = "middle";
+        ctx.fillText(name, x + 9, name === "q" && Math.abs(state.q - state.p) * h < 11 ? y + 8 : y);
+      }
+      ctx.font = "11px sans-serif";
       cursor.p = Math.min(cursor.p, length - 1);
       cursor.j = Math.min(cursor.j, d - 1);
-      const w = width / d, h = height / length;
-      ctx.strokeStyle = colours.accent;
-      ctx.lineWidth = 2;
-      ctx.strokeRect(cursor.j * w + 1, cursor.p * h + 1, Math.max(w - 2, 2), Math.max(h - 2, 2));
+      ctx.strokeStyle = colours.fg; ctx.lineWidth = 2;
+      ctx.strokeRect(pad.left + cursor.j * w - 1, pad.top + cursor.p * h - 1, Math.max(w, 2) + 2, Math.max(h, 2) + 2);
+      drawLegend(colours);
       describe();
     }
 
-    function pick(event) {
+    function pick(event, commit) {
       const rect = canvas.getBoundingClientRect();
-      const j = Math.floor(((event.clientX - rect.left) / rect.width) * state.d);
-      const p = Math.floor(((event.clientY - rect.top) / rect.height) * state.length);
+      const plotW = rect.width - pad.left - pad.right, plotH = rect.height - pad.top - pad.bottom;
+      const j = Math.floor(((event.clientX - rect.left - pad.left) / plotW) * state.d);
+      const p = Math.floor(((event.clientY - rect.top - pad.top) / plotH) * state.length);
       if (j < 0 || p < 0 || j >= state.d || p >= state.length) return;
       if (j !== cursor.j || p !== cursor.p) { cursor.j = j; cursor.p = p; draw(); }
+      if (commit) say(cellText());
     }
-    canvas.addEventListener("mousemove", pick);
-    canvas.addEventListener("click", pick);
+    canvas.addEventListener("mousemove", (event) => pick(event, false));
+    canvas.addEventListener("click", (event) => pick(event, true));
     canvas.addEventListener("keydown", (event) => {
-      const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+      const page = Math.max(1, Math.round(state.length / 10));
+      const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0], PageUp: [-page, 0], PageDown: [page, 0] };
       if (event.key === "Home") { cursor.p = 0; cursor.j = 0; }
       else if (event.key === "End") { cursor.p = state.length - 1; cursor.j = state.d - 1; }
       else if (moves[event.key]) {
@@ -218,130 +368,295 @@
       } else return;
       event.preventDefault();
       draw();
+      say(cellText());
     });
     return { draw };
   }
 
   // ------------------------------------------------------------------ the waves
-  function waves(root, state) {
+  // Each chosen dimension as a continuous curve of the position (sampled at
+  // every pixel), with the whole positions the model sees marked as dots.
+  function waves(root, state, say) {
+    const id = newId("dims");
     const dims = el("input", {
-      type: "text", value: "0, 1, 8, 20", "data-control": "dims",
-      "aria-label": "Dimensions to plot, separated by commas",
+      type: "text", id, value: "0, 1, 10, 30", "data-control": "dims", autocomplete: "off",
+      spellcheck: "false", "aria-describedby": `${id}-message`,
     });
-    const label = el("label", { text: "dimensions " }, [dims]);
-    const box = el("div", { class: "pe-canvas-box" });
-    const canvas = canvasFor(box, 200);
-    canvas.setAttribute("role", "img");
-    canvas.setAttribute("data-role", "waves");
+    const message = el("p", { class: "pe-message", id: `${id}-message`, "data-role": "message-dims", hidden: "" });
+    root.append(el("div", { class: "pe-controls" }, [
+      el("div", { class: "pe-control" }, [el("label", { for: id, text: `dimensions (up to ${MAX_WAVES}, separated by commas)` }), dims, message]),
+    ]));
+    const canvas = figure(root, "waves");
     const legend = el("p", { class: "pe-legend", "data-role": "waves-legend" });
-    root.append(el("div", { class: "pe-controls" }, [label]), box, legend);
+    root.append(legend);
+    let chosen = [0, 1, 10, 30];
+    const HEIGHT = 230;
+    const pad = { left: 40, right: 12, top: 10, bottom: 38 };
 
-    function chosen() {
-      return dims.value.split(/[\s,]+/).filter(Boolean).map(Number)
-        .filter((j) => Number.isInteger(j) && j >= 0 && j < state.d).slice(0, 4);
+    // The typed list, or an error in words.
+    function parse(value, d) {
+      const parts = value.split(/[\s,;]+/).filter(Boolean);
+      if (!parts.length) return { error: `Enter at least one dimension, a whole number from 0 to ${d - 1}.` };
+      if (parts.length > MAX_WAVES) return { error: `Enter at most ${MAX_WAVES} dimensions; there are ${parts.length}.` };
+      const out = [];
+      for (const part of parts) {
+        const n = Number(part);
+        if (!/^[+-]?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(part) || !Number.isFinite(n)) return { error: `“${part}” is not a number: enter whole numbers from 0 to ${d - 1}.` };
+        if (!Number.isInteger(n)) return { error: `${part} is not whole: dimensions are numbered 0 to ${d - 1}.` };
+        if (n < 0 || n >= d) return { error: `There is no dimension ${part}: with d_model = ${d} they run from 0 to ${d - 1}.` };
+        if (!out.includes(n)) out.push(n);
+      }
+      return { value: out };
+    }
+
+    function commit(announce) {
+      const result = parse(dims.value, state.d);
+      if ("error" in result) {
+        const kept = chosen.filter((j) => j < state.d);
+        chosen = kept.length ? kept : [0];
+        message.textContent = `${result.error} The plot still shows dimensions ${chosen.join(", ")}.`;
+        message.hidden = false;
+        dims.setAttribute("aria-invalid", "true");
+        if (announce) say(message.textContent);
+      } else {
+        chosen = result.value;
+        message.hidden = true; message.textContent = "";
+        dims.removeAttribute("aria-invalid");
+        if (announce) say(`plotting dimensions ${chosen.join(", ")}`);
+      }
     }
 
     function draw() {
-      const { ctx, width, height } = sizeCanvas(canvas, 200);
+      const { d, base, length } = state;
+      commit(false);
+      const { ctx, width, height } = sizeCanvas(canvas, HEIGHT);
       const colours = theme(root);
-      const pad = { left: 30, right: 8, top: 8, bottom: 22 };
-      const x = (p) => pad.left + (p / Math.max(1, state.length - 1)) * (width - pad.left - pad.right);
-      const y = (v) => pad.top + ((1 - v) / 2) * (height - pad.top - pad.bottom);
-      ctx.clearRect(0, 0, width, height);
-      ctx.strokeStyle = colours.grid; ctx.lineWidth = 1;
-      ctx.fillStyle = colours.muted; ctx.font = "11px sans-serif";
-      for (const v of [-1, 0, 1]) {
-        ctx.beginPath(); ctx.moveTo(pad.left, y(v)); ctx.lineTo(width - pad.right, y(v)); ctx.stroke();
-        ctx.fillText(String(v), 6, y(v) + 4);
+      const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
+      const span = Math.max(1, length - 1);
+      const x = (p) => pad.left + (p / span) * plotW;
+      const y = (v) => pad.top + ((1 - v) / 2) * plotH;
+      ctx.font = "11px sans-serif"; ctx.lineWidth = 1;
+      for (const v of [-1, -0.5, 0, 0.5, 1]) {
+        ctx.strokeStyle = colours.grid;
+        ctx.beginPath(); ctx.moveTo(pad.left, y(v)); ctx.lineTo(pad.left + plotW, y(v)); ctx.stroke();
+        text(ctx, colours, v === 0 ? "0" : String(v).replace("-", "−"), pad.left - 6, y(v), "right", "middle");
       }
-      ctx.fillText("position", width / 2 - 20, height - 5);
-      const picked = chosen();
+      const step = tickStep(span, plotW, 36);
+      for (let p = 0; p <= span; p += step) {
+        ctx.strokeStyle = colours.grid;
+        ctx.beginPath(); ctx.moveTo(x(p), pad.top); ctx.lineTo(x(p), pad.top + plotH); ctx.stroke();
+        text(ctx, colours, String(p), x(p), pad.top + plotH + 5, "center", "top");
+      }
+      ctx.strokeStyle = colours.fg;
+      ctx.strokeRect(pad.left - 0.5, pad.top - 0.5, plotW + 1, plotH + 1);
+      text(ctx, colours, "position →", pad.left + plotW / 2, height - 2, "center", "bottom");
+      ctx.save(); ctx.translate(10, pad.top + plotH / 2); ctx.rotate(-Math.PI / 2);
+      text(ctx, colours, "value", 0, 0, "center", "middle"); ctx.restore();
+      // p and q of the comparison, as the heatmap marks them.
+      ctx.strokeStyle = colours.mark; ctx.setLineDash([4, 3]);
+      for (const [name, p] of [["p", state.p], ["q", state.q]]) {
+        if (p === undefined || p > span) continue;
+        ctx.beginPath(); ctx.moveTo(x(p), pad.top); ctx.lineTo(x(p), pad.top + plotH); ctx.stroke();
+        ctx.fillStyle = colours.mark; ctx.font = "bold 11px sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "top";
+        ctx.fillText(name, x(p), pad.top + plotH + 18);
+        ctx.font = "11px sans-serif";
+      }
+      const dotted = plotW / span >= 4; // mark whole positions while they stay apart
       legend.replaceChildren();
-      picked.forEach((j, n) => {
-        ctx.strokeStyle = colours.lines[n % colours.lines.length]; ctx.lineWidth = 1.6;
+      const words = [];
+      chosen.forEach((j, n) => {
+        const colour = colours.lines[n % colours.lines.length];
+        ctx.strokeStyle = colour; ctx.fillStyle = colour; ctx.lineWidth = 2;
+        ctx.setLineDash(colours.dashes[n % colours.dashes.length]);
         ctx.beginPath();
-        const samples = Math.max(2, state.length);
-        for (let s = 0; s < samples; s++) {
-          const v = PE.value(s, j, state.d, state.base);
-          if (s === 0) ctx.moveTo(x(s), y(v)); else ctx.lineTo(x(s), y(v));
+        for (let px = 0; px <= plotW; px += 1) {
+          const p = (px / plotW) * span;
+          const v = PE.value(p, j, d, base);
+          if (px === 0) ctx.moveTo(pad.left + px, y(v)); else ctx.lineTo(pad.left + px, y(v));
         }
         ctx.stroke();
-        const wavelength = (2 * Math.PI) / PE.frequency(Math.floor(j / 2), state.d, state.base);
-        legend.append(el("span", { style: `color:${colours.lines[n % colours.lines.length]}`,
-          text: `dim ${j} (${j % 2 ? "cos" : "sin"}, wavelength ${wavelength.toFixed(1)})  ` }));
+        ctx.setLineDash([]);
+        if (dotted) {
+          for (let p = 0; p <= span && p < length; p++) {
+            ctx.beginPath(); ctx.arc(x(p), y(PE.value(p, j, d, base)), 2.2, 0, 2 * Math.PI); ctx.fill();
+          }
+        }
+        const wavelength = (2 * Math.PI) / PE.frequency(Math.floor(j / 2), d, base);
+        const label = `dim ${j} (${j % 2 ? "cos" : "sin"}, wavelength ${wavelength.toFixed(1)})`;
+        words.push(label);
+        const swatch = el("span", { class: "pe-swatch", "aria-hidden": "true" });
+        swatch.style.borderTop = `3px ${["solid", "dashed", "dotted", "dashed"][n % 4]} ${colour}`;
+        legend.append(el("span", { class: "pe-legend-item" }, [swatch, label]));
       });
+      canvas.setAttribute("aria-label",
+        `Line plot of the encoding against position, from 0 to ${length - 1}, values from −1 to 1, d_model ${d}, base ${base}: `
+        + `${words.join("; ")}. ${dotted ? "Dots mark the whole positions. " : ""}`
+        + "A dimension with a short wavelength turns many times across the plot; a long one barely moves.");
     }
-    dims.addEventListener("change", draw);
+    dims.addEventListener("change", () => { commit(true); draw(); });
+    dims.addEventListener("keydown", (event) => { if (event.key === "Enter") dims.dispatchEvent(new Event("change")); });
     return { draw };
   }
 
-  // ------------------------------------------------------------------ two tokens
-  function twoTokens(root, state) {
-    const picks = [0, 5];
-    const pairInput = el("input", { type: "number", min: "0", value: "0", "data-control": "pair", "aria-label": "Pair index i" });
-    const buttons = SENTENCE.map((word, p) => {
-      const button = el("button", { type: "button", class: "pe-token", "data-position": String(p),
-        "aria-pressed": "false", text: `${word}`, title: `position ${p}` });
-      button.addEventListener("click", () => {
-        picks.shift(); picks.push(p);
-        update();
+  // ------------------------------------------------------------------ two positions
+  function compare(root, state, say, onMove) {
+    const p = control({ key: "p", name: "p", kind: "int", min: 0, max: state.length - 1, value: state.p },
+      (v) => { state.p = v; onMove(); }, say);
+    const q = control({ key: "q", name: "q", kind: "int", min: 0, max: state.length - 1, value: state.q },
+      (v) => { state.q = v; onMove(); }, say);
+    const pairLimit = { key: "pair", name: "pair i", kind: "int", min: 0, max: state.d / 2 - 1, value: 0 };
+    const pair = control(pairLimit, () => update(), say);
+    // Shift both positions by one: the offset stays, and so does the dot product.
+    const shift = (by) => {
+      const top = state.length - 1;
+      if (Math.min(state.p, state.q) + by < 0 || Math.max(state.p, state.q) + by > top) {
+        say(`Cannot shift: p and q must stay between 0 and ${top}.`);
+        return;
+      }
+      p.set(state.p + by); q.set(state.q + by);
+      say(`p ${state.p}, q ${state.q}: dot product ${fixed(PE.dot(PE.row(state.p, state.d, state.base), PE.row(state.q, state.d, state.base)), 6)}`);
+    };
+    const earlier = button("◀ both − 1", "shift-down", { "aria-label": "Shift p and q down by one" });
+    const later = button("both + 1 ▶", "shift-up", { "aria-label": "Shift p and q up by one" });
+    earlier.addEventListener("click", () => shift(-1));
+    later.addEventListener("click", () => shift(1));
+    root.append(el("div", { class: "pe-controls" }, [p.node, q.node,
+      el("div", { class: "pe-buttons", role: "group", "aria-label": "Shift both positions" }, [earlier, later])]));
+    const vectors = figure(root, "vectors");
+    const curve = figure(root, "similarity");
+    const results = el("div", { class: "pe-results", "data-role": "pair-results" });
+    const tableBox = el("div", { class: "pe-scroll", tabindex: "0", role: "region", "aria-label": "PE(p) and PE(q), first dimensions" });
+    const rotation = el("div", { class: "pe-results", "data-role": "rotation-results" });
+    root.append(results, tableBox, el("div", { class: "pe-controls" }, [pair.node]), rotation);
+
+    function drawVectors(A, B) {
+      const { d } = state;
+      const { ctx, width, height } = sizeCanvas(vectors, 104);
+      const colours = theme(root);
+      const left = 62, right = 10, rowH = 22, gap = 6;
+      const plotW = width - left - right;
+      const rows = [[`PE(${state.p})`, A], [`PE(${state.q})`, B], ["product", A.map((a, j) => a * B[j])]];
+      ctx.font = "11px sans-serif";
+      rows.forEach(([label, values], r) => {
+        const top = 4 + r * (rowH + gap);
+        for (let j = 0; j < d; j++) {
+          ctx.fillStyle = rgb(diverging(values[j], colours.dark));
+          ctx.fillRect(left + (j / d) * plotW, top, plotW / d + 0.6, rowH);
+        }
+        ctx.strokeStyle = colours.fg; ctx.lineWidth = 1;
+        ctx.strokeRect(left - 0.5, top - 0.5, plotW + 1, rowH + 1);
+        text(ctx, colours, label, left - 6, top + rowH / 2, "right", "middle");
       });
-      return button;
-    });
-    const results = el("div", { class: "pe-results", "data-role": "pair-results", "aria-live": "polite" });
-    root.append(
-      el("p", { class: "pe-hint", text: "Pick two tokens (the last two clicked are compared):" }),
-      el("div", { class: "pe-tokens", role: "group", "aria-label": "Tokens of the example sentence" }, buttons),
-      el("div", { class: "pe-controls" }, [el("label", { text: "pair i " }, [pairInput])]),
-      results,
-    );
+      text(ctx, colours, "dimension 0 →", left, height - 2, "left", "bottom");
+      text(ctx, colours, `${d - 1}`, left + plotW, height - 2, "right", "bottom");
+      vectors.setAttribute("aria-label",
+        `Three strips of ${d} coloured cells, blue −1 to red +1: the encoding of position ${state.p}, of position ${state.q}, `
+        + "and their product, dimension by dimension. The product is red, positive, wherever the two agree; its sum is the dot product. "
+        + "The slow right-hand dimensions agree for any two nearby positions.");
+    }
+
+    function drawCurve(A) {
+      const { d, base, length } = state;
+      const { ctx, width, height } = sizeCanvas(curve, 180);
+      const colours = theme(root);
+      const pad = { left: 40, right: 12, top: 10, bottom: 38 };
+      const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
+      const span = Math.max(1, length - 1);
+      const values = [];
+      for (let x = 0; x < length; x++) values.push(PE.dot(A, PE.row(x, d, base)));
+      const top = d / 2, bottom = Math.min(0, ...values);
+      const X = (x) => pad.left + (x / span) * plotW;
+      const Y = (v) => pad.top + ((top - v) / (top - bottom || 1)) * plotH;
+      ctx.font = "11px sans-serif"; ctx.lineWidth = 1;
+      for (const v of [bottom, 0, top]) {
+        ctx.strokeStyle = colours.grid;
+        ctx.beginPath(); ctx.moveTo(pad.left, Y(v)); ctx.lineTo(pad.left + plotW, Y(v)); ctx.stroke();
+        text(ctx, colours, fixed(v, v === Math.round(v) ? 0 : 1).replace("-", "−"), pad.left - 6, Y(v), "right", "middle");
+      }
+      const step = tickStep(span, plotW, 36);
+      for (let x = 0; x <= span; x += step) text(ctx, colours, String(x), X(x), pad.top + plotH + 5, "center", "top");
+      ctx.strokeStyle = colours.fg;
+      ctx.strokeRect(pad.left - 0.5, pad.top - 0.5, plotW + 1, plotH + 1);
+      text(ctx, colours, `position x →   (dot product of PE(${state.p}) with PE(x))`, pad.left + plotW / 2, height - 2, "center", "bottom");
+      ctx.strokeStyle = colours.lines[0]; ctx.lineWidth = 2;
+      ctx.beginPath();
+      values.forEach((v, x) => (x ? ctx.lineTo(X(x), Y(v)) : ctx.moveTo(X(x), Y(v))));
+      ctx.stroke();
+      ctx.fillStyle = colours.mark;
+      for (const x of [state.p, state.q]) {
+        ctx.beginPath(); ctx.arc(X(x), Y(values[x]), 4.5, 0, 2 * Math.PI); ctx.fill();
+      }
+      // p's label just under the peak, q's below its point and never on top of p's.
+      const labelX = (x) => Math.min(X(x) + 7, pad.left + plotW - 44);
+      text(ctx, colours, `p = ${state.p}`, labelX(state.p), pad.top + 3, "left", "top");
+      text(ctx, colours, `q = ${state.q}`, labelX(state.q), Math.min(Math.max(Y(values[state.q]) + 5, pad.top + 19), pad.top + plotH - 14), "left", "top");
+      curve.setAttribute("aria-label",
+        `Line plot of the dot product between the encoding of position ${state.p} and of every position from 0 to ${length - 1}. `
+        + `It peaks at ${fixed(top, 0)}, which is d_model / 2, at x = ${state.p} and falls off on both sides alike, because it depends only on the distance. `
+        + `At q = ${state.q} it is ${fixed(values[state.q], 3)}.`);
+    }
 
     function update() {
       const { d, base } = state;
-      const [a, b] = picks;
-      buttons.forEach((button, p) => button.setAttribute("aria-pressed", String(picks.includes(p))));
+      pair.setLimits(0, d / 2 - 1);
+      const a = state.p, b = state.q;
       const A = PE.row(a, d, base), B = PE.row(b, d, base);
       const dot = PE.dot(A, B);
-      const cosine = dot / Math.sqrt(PE.dot(A, A) * PE.dot(B, B));
+      const cosine = dot / (PE.norm(A) * PE.norm(B));
       let squared = 0;
       for (let j = 0; j < d; j++) squared += (A[j] - B[j]) ** 2;
-      const pair = Math.min(Math.max(0, Math.round(Number(pairInput.value) || 0)), d / 2 - 1);
-      pairInput.max = String(d / 2 - 1);
-      pairInput.value = String(pair);
-      const k = b - a;
-      const turn = k * PE.frequency(pair, d, base);
-      const c = Math.cos(turn), s = Math.sin(turn);
-      const start = [A[2 * pair], A[2 * pair + 1]];
-      const rotated = [c * start[0] + s * start[1], -s * start[0] + c * start[1]];
-      const field = (name, text) => el("b", { "data-field": name, text });
+      const field = (name, value) => el("b", { "data-field": name, text: value });
       results.replaceChildren(
-        el("p", {}, ["positions ", field("a", String(a)), " (", SENTENCE[a], ") and ",
-          field("b", String(b)), " (", SENTENCE[b], "), offset k = ", field("offset", String(k))]),
-        el("p", {}, ["dot product ", field("dot", fixed(dot, 6)), " · cosine similarity ",
+        el("p", {}, ["positions p = ", field("a", String(a)), " and q = ", field("b", String(b)), ", offset k = q − p = ", field("offset", String(b - a))]),
+        el("p", {}, ["dot product ", field("dot", fixed(dot, 6)), ` (at most d/2 = ${d / 2}) · cosine similarity `,
           field("cosine", fixed(cosine, 6)), " · distance ", field("distance", fixed(Math.sqrt(squared), 6))]),
-        el("p", {}, [`rotation of pair ${pair} by k·ω = `, field("turn", fixed(turn, 6)), " rad:"]),
+      );
+      const shown = Math.min(d, 8);
+      const rows = [];
+      for (let j = 0; j < shown; j++) {
+        rows.push(el("tr", { "data-dimension": String(j) }, [
+          el("td", { text: String(j) }),
+          el("td", { "data-field": "pe-p", text: fixed(A[j], 6) }),
+          el("td", { "data-field": "pe-q", text: fixed(B[j], 6) }),
+          el("td", { "data-field": "product", text: fixed(A[j] * B[j], 6) }),
+        ]));
+      }
+      tableBox.replaceChildren(el("table", { class: "pe-table", "data-role": "compare-table" }, [
+        el("caption", { text: `The first ${shown} of ${d} dimensions` }),
+        el("thead", {}, [el("tr", {}, ["dim", `PE(${a})`, `PE(${b})`, "product"].map((h) => el("th", { scope: "col", text: h })))]),
+        el("tbody", {}, rows),
+      ]));
+      // The rotation property on one pair: R(k omega_i) applied to PE(p)'s pair gives PE(q)'s.
+      const i = pair.value;
+      const turn = (b - a) * PE.frequency(i, d, base);
+      const c = Math.cos(turn), s = Math.sin(turn);
+      const start = [A[2 * i], A[2 * i + 1]];
+      const rotated = [c * start[0] + s * start[1], -s * start[0] + c * start[1]];
+      rotation.replaceChildren(
+        el("p", {}, [`Pair ${i} of PE(${a}), turned by k·ω = `, field("turn", fixed(turn, 6)), " rad:"]),
         el("div", { class: "pe-matrix", "data-role": "rotation" }, [
           el("span", { text: "[" }),
-          el("span", { class: "pe-cells" }, [
-            field("m00", fixed(c, 6)), field("m01", fixed(s, 6)),
-            field("m10", fixed(-s, 6)), field("m11", fixed(c, 6)),
-          ]),
+          el("span", { class: "pe-cells" }, [field("m00", fixed(c, 6)), field("m01", fixed(s, 6)), field("m10", fixed(-s, 6)), field("m11", fixed(c, 6))]),
           el("span", { text: "] ×" }),
           el("span", { class: "pe-vector" }, [field("start0", fixed(start[0], 6)), field("start1", fixed(start[1], 6))]),
           el("span", { text: "=" }),
           el("span", { class: "pe-vector" }, [field("rotated0", fixed(rotated[0], 6)), field("rotated1", fixed(rotated[1], 6))]),
         ]),
-        el("p", {}, [`and the pair of position ${b} is (`, field("target0", fixed(B[2 * pair], 6)), ", ",
-          field("target1", fixed(B[2 * pair + 1], 6)), ") — the same, as the rotation property says."]),
+        el("p", {}, [`and pair ${i} of PE(${b}) is (`, field("target0", fixed(B[2 * i], 6)), ", ",
+          field("target1", fixed(B[2 * i + 1], 6)), "): the same, as the rotation property says."]),
       );
+      drawVectors(A, B);
+      drawCurve(A);
     }
-    pairInput.addEventListener("change", update);
-    return { draw: update, pick(a, b) { picks[0] = a; picks[1] = b; update(); } };
+    return {
+      draw: update,
+      resize() { state.p = p.setLimits(0, state.length - 1); state.q = q.setLimits(0, state.length - 1); },
+    };
   }
 
   // ------------------------------------------------------------------ the pipeline
-  // A deterministic pseudo-random token embedding: normal entries, std d^-1/2,
-  // then scaled by sqrt(d) as the model does.
+  // A deterministic pseudo-random token embedding: normal entries with standard
+  // deviation d^-1/2 (so its norm is near 1), the usual initialisation.
   function embedding(word, d) {
     let seed = 2166136261;
     for (const ch of word.toLowerCase()) seed = Math.imul(seed ^ ch.charCodeAt(0), 16777619) >>> 0;
@@ -360,56 +675,161 @@
     return out;
   }
 
-  function pipeline(root, state) {
-    const select = el("select", { "data-control": "token", "aria-label": "Token to follow" },
-      SENTENCE.map((word, p) => el("option", { value: String(p), text: `${p}: ${word}` })));
-    const output = el("div", { "data-role": "pipeline", "aria-live": "polite" });
-    root.append(el("div", { class: "pe-controls" }, [el("label", { text: "token " }, [select])]), output);
+  const STEPS = [
+    { key: "embedding", title: "token embedding e", short: "e", note: "a row of the embedding table; entries near ±1/√d, so its norm is near 1" },
+    { key: "scaled", title: "e × √d", short: "e × √d", note: "scaled up so that its norm is near √d" },
+    { key: "encoding", title: "+ encoding PE(p)", short: "PE(p)", note: "the encoding of the token's position: entries in [−1, 1], norm exactly √(d/2)" },
+    { key: "sum", title: "sum e√d + PE(p)", short: "sum", note: "what the first layer sees: neither part drowns the other" },
+  ];
 
-    function update() {
+  function pipeline(root, state, say) {
+    const selectId = newId("token");
+    const select = el("select", { id: selectId, "data-control": "token" },
+      SENTENCE.map((word, p) => el("option", { value: String(p), text: `${p}: ${word}` })));
+    select.value = "3";
+    const back = button("◀ Step back", "back");
+    const play = button("▶ Play", "play", { "aria-pressed": "false" });
+    const forward = button("Step ▶", "forward");
+    const stepLabel = el("p", { class: "pe-step-label", "data-role": "step-label" });
+    root.append(
+      el("div", { class: "pe-controls" }, [
+        el("div", { class: "pe-control" }, [el("label", { for: selectId, text: "token" }), select]),
+        el("div", { class: "pe-buttons", role: "group", "aria-label": "Pipeline steps" }, [back, play, forward]),
+      ]),
+      stepLabel,
+    );
+    const list = el("ol", { class: "pe-steps", "data-role": "pipeline-steps" });
+    root.append(list);
+    const canvas = figure(root, "pipeline-bars");
+    const tableBox = el("div", { class: "pe-scroll", tabindex: "0", role: "region", "aria-label": "The pipeline, first dimensions" });
+    const output = el("div", { "data-role": "pipeline" }, [tableBox]);
+    root.append(output);
+    let step = 1;
+    let timer = 0;
+
+    function vectors() {
       const { d, base } = state;
       const p = Number(select.value);
-      const scale = Math.sqrt(d);
-      const raw = embedding(SENTENCE[p], d);
-      const scaled = raw.map((v) => v * scale);
+      const e = embedding(SENTENCE[p], d);
+      const scaled = e.map((v) => v * Math.sqrt(d));
       const code = PE.row(p, d, base);
-      const shown = Math.min(d, 8);
+      return { p, embedding: e, scaled, encoding: code, sum: scaled.map((v, j) => v + code[j]) };
+    }
+
+    function stopPlaying() {
+      clearInterval(timer); timer = 0;
+      play.textContent = "▶ Play"; play.setAttribute("aria-pressed", "false");
+    }
+
+    function go(to, announce) {
+      step = Math.max(0, Math.min(STEPS.length - 1, to));
+      update();
+      if (announce) {
+        const v = vectors();
+        say(`Step ${step + 1} of ${STEPS.length}: ${STEPS[step].title}, norm ${fixed(PE.norm(v[STEPS[step].key]), 4)}`);
+      }
+    }
+
+    back.addEventListener("click", () => { stopPlaying(); go(step - 1, true); });
+    forward.addEventListener("click", () => { stopPlaying(); go(step + 1, true); });
+    play.addEventListener("click", () => {
+      if (timer) { stopPlaying(); say(`Paused at step ${step + 1}`); return; }
+      if (step === STEPS.length - 1) go(0, false);
+      play.textContent = "❚❚ Pause"; play.setAttribute("aria-pressed", "true");
+      go(step, true);
+      timer = setInterval(() => {
+        if (step >= STEPS.length - 1 || !root.isConnected) { stopPlaying(); return; }
+        go(step + 1, true);
+      }, 1600);
+    });
+    select.addEventListener("change", () => { go(step, true); });
+
+    function drawBars(v) {
+      const { d } = state;
+      const { ctx, width, height } = sizeCanvas(canvas, 170);
+      const colours = theme(root);
+      const shown = Math.min(d, 64);
+      const pad = { left: 40, right: 10, top: 8, bottom: 34 };
+      const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
+      let limit = 1;
+      for (const key of ["scaled", "encoding", "sum"]) for (let j = 0; j < shown; j++) limit = Math.max(limit, Math.abs(v[key][j]));
+      limit = Math.ceil(limit);
+      const Y = (x) => pad.top + ((limit - x) / (2 * limit)) * plotH;
+      ctx.font = "11px sans-serif"; ctx.lineWidth = 1;
+      for (const t of [-limit, 0, limit]) {
+        ctx.strokeStyle = colours.grid;
+        ctx.beginPath(); ctx.moveTo(pad.left, Y(t)); ctx.lineTo(pad.left + plotW, Y(t)); ctx.stroke();
+        text(ctx, colours, String(t).replace("-", "−"), pad.left - 6, Y(t), "right", "middle");
+      }
+      const w = plotW / shown;
+      const current = v[STEPS[step].key];
+      const previous = step > 0 ? v[STEPS[step - 1].key] : null;
+      for (let j = 0; j < shown; j++) {
+        const x = pad.left + j * w;
+        if (previous) {
+          ctx.strokeStyle = colours.fg; ctx.setLineDash([2, 2]);
+          ctx.strokeRect(x + w * 0.15, Math.min(Y(0), Y(previous[j])), w * 0.7, Math.abs(Y(previous[j]) - Y(0)));
+          ctx.setLineDash([]);
+        }
+        ctx.fillStyle = colours.lines[step % colours.lines.length];
+        ctx.fillRect(x + w * 0.2, Math.min(Y(0), Y(current[j])), w * 0.6, Math.max(1, Math.abs(Y(current[j]) - Y(0))));
+      }
+      ctx.strokeStyle = colours.fg;
+      ctx.strokeRect(pad.left - 0.5, pad.top - 0.5, plotW + 1, plotH + 1);
+      text(ctx, colours, `dimension →  (first ${shown} of ${d})`, pad.left + plotW / 2, height - 2, "center", "bottom");
+      text(ctx, colours, "0", pad.left + w / 2, pad.top + plotH + 5, "center", "top");
+      text(ctx, colours, String(shown - 1), pad.left + plotW - w / 2, pad.top + plotH + 5, "center", "top");
+      canvas.setAttribute("aria-label",
+        `Bar chart of step ${step + 1}, ${STEPS[step].title}, for "${SENTENCE[v.p]}" at position ${v.p}: the first ${shown} of ${d} dimensions, `
+        + `on a scale from −${limit} to ${limit}; norm ${fixed(PE.norm(current), 4)}.`
+        + (previous ? ` Dashed outlines show the previous step, ${STEPS[step - 1].title}.` : ""));
+    }
+
+    function update() {
+      const { d } = state;
+      const v = vectors();
+      stepLabel.textContent = `Step ${step + 1} of ${STEPS.length}, ${STEPS[step].title}: ${STEPS[step].note} (d = ${d}, √d = ${fixed(Math.sqrt(d), 4)}).`;
+      back.disabled = step === 0;
+      forward.disabled = step === STEPS.length - 1;
+      const focused = list.contains(document.activeElement) ? document.activeElement.dataset.step : null;
+      list.replaceChildren(...STEPS.map((s, k) => {
+        const jump = el("button", { type: "button", class: "pe-button pe-step", "data-step": s.key }, [
+          el("span", { class: "pe-step-title", text: `${k + 1}. ${s.title}` }),
+          el("span", { text: " · norm " }),
+          el("b", { "data-field": `norm-${s.key}`, text: fixed(PE.norm(v[s.key]), 4) }),
+        ]);
+        if (k === step) jump.setAttribute("aria-current", "step");
+        jump.addEventListener("click", () => { stopPlaying(); go(k, true); });
+        return el("li", {}, [jump]);
+      }));
+      if (focused) list.querySelector(`[data-step="${focused}"]`).focus();
+      const shown = Math.min(d, 16);
       const rows = [];
       for (let j = 0; j < shown; j++) {
         rows.push(el("tr", { "data-dimension": String(j) }, [
           el("td", { text: String(j) }),
-          el("td", { "data-field": "embedding", text: fixed(scaled[j], 6) }),
-          el("td", { "data-field": "encoding", text: fixed(code[j], 6) }),
-          el("td", { "data-field": "sum", text: fixed(scaled[j] + code[j], 6) }),
+          ...STEPS.map((s, k) => el("td", { "data-field": s.key, class: k === step ? "pe-current" : "", text: fixed(v[s.key][j], 6) })),
         ]));
       }
-      const norm = (x) => Math.sqrt(PE.dot(x, x));
-      const sum = scaled.map((v, j) => v + code[j]);
-      output.replaceChildren(
-        el("p", {}, [`"${SENTENCE[p]}" at position ${p}: its embedding times √${d} = `, el("b", { text: fixed(scale, 4) }),
-          ", plus its encoding (first ", String(shown), " of ", String(d), " dimensions):"]),
-        el("table", { class: "pe-table" }, [
-          el("thead", {}, [el("tr", {}, ["dimension", "embedding × √d", "encoding", "sum"].map((h) => el("th", { text: h })))]),
-          el("tbody", {}, rows),
-        ]),
-        el("p", {}, ["norms: embedding ", el("b", { "data-field": "embedding-norm", text: fixed(norm(scaled), 4) }),
-          " · encoding ", el("b", { "data-field": "encoding-norm", text: fixed(norm(code), 4) }),
-          ` (√(d/2) = ${fixed(Math.sqrt(d / 2), 4)}) · sum `, el("b", { "data-field": "sum-norm", text: fixed(norm(sum), 4) })]),
-      );
+      tableBox.replaceChildren(el("table", { class: "pe-table" }, [
+        el("caption", { text: `"${SENTENCE[v.p]}" at position ${v.p}: the first ${shown} of ${d} dimensions` }),
+        el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: "dim" }), ...STEPS.map((s, k) => el("th", { scope: "col", class: k === step ? "pe-current" : "", text: s.short }))])]),
+        el("tbody", {}, rows),
+      ]));
+      drawBars(v);
     }
-    select.addEventListener("change", update);
     return { draw: update };
   }
 
   // ------------------------------------------------------------------ rotation widget
-  function rotationWidget(root, state) {
+  function rotationWidget(root, state, say) {
     const p = { value: 3 }, k = { value: 5 }, pair = { value: 1 };
-    const results = el("div", { "data-role": "rotation-results", "aria-live": "polite" });
+    const results = el("div", { "data-role": "rotation-results" });
     const redraw = () => update();
     root.append(el("div", { class: "pe-controls" }, [
-      control("position p", "p", { min: 0, max: 1000, step: 1, value: 3 }, (v) => { p.value = v; redraw(); }),
-      control("offset k", "k", { min: -200, max: 200, step: 1, value: 5 }, (v) => { k.value = v; redraw(); }),
-      control("pair i", "pair", { min: 0, max: 7, step: 1, value: 1 }, (v) => { pair.value = v; redraw(); }),
+      control({ key: "p", name: "position p", kind: "int", min: 0, max: 1000, value: 3 }, (v) => { p.value = v; redraw(); }, say).node,
+      control({ key: "k", name: "offset k", kind: "int", min: -200, max: 200, value: 5 }, (v) => { k.value = v; redraw(); }, say).node,
+      control({ key: "pair", name: "pair i", kind: "int", min: 0, max: 7, value: 1 }, (v) => { pair.value = v; redraw(); }, say).node,
     ]), results);
 
     function update() {
@@ -420,7 +840,7 @@
       const start = [PE.value(p.value, 2 * i, d, base), PE.value(p.value, 2 * i + 1, d, base)];
       const rotated = [c * start[0] + s * start[1], -s * start[0] + c * start[1]];
       const target = [PE.value(p.value + k.value, 2 * i, d, base), PE.value(p.value + k.value, 2 * i + 1, d, base)];
-      const field = (name, text) => el("b", { "data-field": name, text });
+      const field = (name, value) => el("b", { "data-field": name, text: value });
       results.replaceChildren(
         el("p", {}, [`d = ${d}: pair ${i} turns by k·ω = `, field("turn", fixed(turn, 6)), " rad"]),
         el("div", { class: "pe-matrix" }, [
@@ -439,54 +859,63 @@
   }
 
   // ------------------------------------------------------------------ mounting
-  function settings(root, state, parts, withLength) {
-    const redraw = () => parts.forEach((part) => part.draw());
-    const row = el("div", { class: "pe-controls" }, [
-      control("d_model", "d", { ...LIMITS.d, value: state.d }, (v) => { state.d = v; redraw(); }),
-      control("base", "base", { ...LIMITS.base, value: state.base }, (v) => { state.base = v; redraw(); }, true),
+  function settings(root, state, redraw, withLength, say, onLength) {
+    const row = el("div", { class: "pe-controls pe-settings" }, [
+      control({ key: "d", ...LIMITS.d, value: state.d }, (v) => { state.d = v; redraw(); }, say).node,
+      control({ key: "base", ...LIMITS.base, value: state.base }, (v) => { state.base = v; redraw(); }, say).node,
     ]);
     if (withLength) {
-      row.append(control("positions", "length", { ...LIMITS.length, value: state.length },
-        (v) => { state.length = v; redraw(); }));
+      row.append(control({ key: "length", ...LIMITS.length, value: state.length },
+        (v) => { state.length = v; if (onLength) onLength(); redraw(); }, say).node);
     }
     root.prepend(row);
   }
 
-  function section(root, title) {
-    const box = el("section", { class: "pe-section" }, [el("h3", { text: title })]);
+  function section(root, title, intro) {
+    const heading = el("h3", { id: newId("section"), text: title });
+    const box = el("section", { class: "pe-section", "aria-labelledby": heading.id }, [heading]);
+    if (intro) box.append(el("p", { class: "pe-hint", text: intro }));
     root.append(box);
     return box;
   }
 
   function mount(root) {
     if (root.dataset.mounted) return;
-    root.dataset.mounted = "true";
     root.classList.add("pe-widget");
     const kind = root.dataset.peWidget;
-    const state = { d: LIMITS.d.value, base: LIMITS.base.value, length: LIMITS.length.value };
+    const state = { d: LIMITS.d.value, base: LIMITS.base.value, length: LIMITS.length.value, p: 5, q: 9 };
+    const say = announcer(root);
     const parts = [];
+    const redraw = () => parts.forEach((part) => part.draw());
     if (kind === "playground") {
-      parts.push(heatmap(section(root, "The table"), state));
-      parts.push(waves(section(root, "The waves"), state));
-      parts.push(twoTokens(section(root, "Two tokens"), state));
-      parts.push(pipeline(section(root, "One token through the pipeline"), state));
-      settings(root, state, parts, true);
+      const table = heatmap(section(root, "The table",
+        "Rows are positions, columns are dimensions. Hover, click, or focus the table and use the arrow keys, Page Up/Down, Home and End to read a cell."), state, say);
+      const wave = waves(section(root, "The waves",
+        "Each chosen dimension is drawn as a smooth curve of the position; the dots are the whole positions a model actually sees."), state, say);
+      const two = compare(section(root, "Two positions",
+        "Choose any two positions p and q; they are marked in the table and the waves."), state, say, () => { table.draw(); wave.draw(); two.draw(); });
+      parts.push(table, wave, two);
+      parts.push(pipeline(section(root, "One token through the pipeline",
+        "Step through what happens to one token before the first layer, or press Play. The embedding is a stand-in: random, with the usual initialisation (standard deviation 1/√d), the same every time for the same word."), state, say));
+      settings(root, state, redraw, true, say, () => two.resize());
     } else if (kind === "table") {
-      state.d = 16; state.length = 24;
-      parts.push(heatmap(root, state));
-      settings(root, state, parts, true);
+      state.d = 16; state.length = 24; state.p = undefined; state.q = undefined;
+      parts.push(heatmap(root, state, say));
+      settings(root, state, redraw, true, say);
     } else if (kind === "rotation") {
       state.d = 16;
-      parts.push(rotationWidget(root, state));
-      settings(root, state, parts, false);
+      parts.push(rotationWidget(root, state, say));
+      settings(root, state, redraw, false, say);
     } else {
       return;
     }
-    const redraw = () => parts.forEach((part) => part.draw());
     redraw();
+    root.dataset.mounted = "true";
     // Follow the palette switch, and the container's width (not its height,
     // which the redraw itself may change).
-    new MutationObserver(redraw).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+    // (Material's instant navigation replaces the page: a widget gone stops listening.)
+    const observer = new MutationObserver(() => (root.isConnected ? redraw() : observer.disconnect()));
+    observer.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
     let width = root.clientWidth;
     let pending = false;
     window.addEventListener("resize", () => {
@@ -503,7 +932,7 @@
     document.querySelectorAll("[data-pe-widget]").forEach(mount);
   }
 
-  window.pePlayground = { PE, mountAll }; // for the console, and for the tests
+  window.pePlayground = { PE, mountAll, check }; // for the console, and for the tests
   if (typeof document$ !== "undefined") document$.subscribe(mountAll);
   else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
   else mountAll();

@@ -250,7 +250,10 @@ def test_modes_verdict_follows_the_paired_rounds():  # implementation.md
         if low > 1:
             assert slower > 0.6 * ratios.size
         assert f"{row['on_the_fly_over_table']['median']:.2f} ({low:.2f}\u2013{high:.2f})" in shown
+    # the prose: the fixed cost "shows clearly for short sequences"
+    assert data["rows"][0]["on_the_fly_over_table"]["ci95"][0] > 1
     text = page("implementation.md")
+    assert "shows clearly for short sequences" in text
     assert "memory on the device" not in text
     assert "says nothing about speed or memory on a GPU" in text
 

@@ -136,6 +136,23 @@ def check_dtype(dtype: Any, *, name: str = "dtype") -> np.dtype[np.floating[Any]
     return cast("np.dtype[np.floating[Any]]", value)
 
 
+def _nested_integers(value: Any) -> list[int]:
+    """Return the entries of nested lists or tuples of Python integers; [] for anything else."""
+    if not isinstance(value, (list, tuple)):
+        return []
+    leaves: list[int] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            leaves.append(item)
+        else:
+            return []
+    return leaves
+
+
 def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.int64]:
     """Return integer positions as an ``int64`` array of any shape.
 
@@ -156,6 +173,15 @@ def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.in
             "mask would be ignored. Fill it (positions.filled(0)) or drop the masked entries "
             "(positions.compressed()) first"
         )
+    leaves = _nested_integers(positions)
+    if leaves:
+        # Python integers beyond int64 can turn a list into float64 or uint64 arrays
+        # (``[0, 2**63]``): name the out-of-range value rather than the dtype.
+        worst = max(leaves, key=abs)
+        if abs(worst) > MAX_POSITION:
+            raise ValueError(
+                f"{name} must lie in [-{MAX_POSITION}, {MAX_POSITION}]; got a value of {worst}"
+            )
     try:
         array = np.asarray(positions)
     except (TypeError, ValueError) as error:

@@ -211,6 +211,7 @@ def test_built_under_the_meta_device_holds_a_meta_table():
         module = SinusoidalPositionalEncoding(64, max_len=32)
         assert module.table.device.type == "meta"
         assert module(torch.zeros(2, 5, 64)).device.type == "meta"
+        assert module(torch.zeros(2, 5, 64, dtype=torch.float16)).dtype == torch.float16
         assert sinusoidal(7, 16).shape == (7, 16)
     assert module.to_empty(device="cpu").table.device.type == "cpu"
     torch.testing.assert_close(module.table, SinusoidalPositionalEncoding(64, max_len=32).table)

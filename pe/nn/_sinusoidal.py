@@ -461,7 +461,11 @@ class SinusoidalPositionalEncoding(nn.Module):
                 encoding = self.table[index]
             if positions.dim() == 1 and x.dim() == 3 and not self.batch_first:
                 encoding = encoding.unsqueeze(1)
-        if x.dtype in (torch.float16, torch.bfloat16) and not torch.compiler.is_compiling():
+        if (
+            x.dtype in (torch.float16, torch.bfloat16)
+            and not encoding.is_meta
+            and not torch.compiler.is_compiling()
+        ):
             self._warn_if_rounding_merges(encoding, x.dtype, offset, positions)
         result: Tensor = self.dropout(x + encoding.to(device=x.device, dtype=x.dtype))
         return result

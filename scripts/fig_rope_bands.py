@@ -47,7 +47,7 @@ def draw(theme: Theme) -> Figure:
     axes.set_xlabel("pair index i")
     axes.set_ylabel("wavelength (positions)")
     axes.grid(True, which="major", axis="y")
-    axes.legend(loc="upper left", bbox_to_anchor=(0.0, 0.9))
+    axes.legend(loc="lower right")
     return figure
 
 

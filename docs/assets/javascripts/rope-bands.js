@@ -98,7 +98,7 @@
   outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px;
 }
 .pe-rope-scroll { overflow-x: auto; }
-.pe-rope-table td, .pe-rope-table th { text-align: right; font-variant-numeric: tabular-nums; }
+.pe-rope-table td, .pe-rope-table th { text-align: right; font-variant-numeric: tabular-nums; padding: 0.2em 0.7em; }
 .pe-rope-table caption { caption-side: top; text-align: left; color: var(--md-default-fg-color); }
 .pe-rope-bar { position: relative; width: 12em; height: 0.9em; border: 1px solid var(--md-default-fg-color--light); }
 .pe-rope-fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--md-primary-fg-color); }

@@ -315,7 +315,9 @@ def sinusoidal(
     -------
     numpy.ndarray
         Array of shape ``positions.shape + (d_model,)`` (``(L, d_model)`` for a
-        length) and dtype `dtype`. Every value lies in ``[-1, 1]``.
+        length) and dtype `dtype`. Every value lies in ``[-1, 1]`` up to one
+        rounding of `dtype` (each pair is a product of two rounded unit complex
+        numbers, so a float32 entry next to 1 can read 1.0000001).
 
     Raises
     ------

@@ -67,8 +67,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Find the repository's address; name the distribution and its version beside it."""
     if not config.repo_url:
         config.repo_url = _origin_url()
-        if not config.repo_url:
-            config.edit_uri = None
+        config.edit_uri = "edit/main/docs/" if config.repo_url else None
     if config.repo_url:
         name, version = reader.distribution()
         config.repo_name = f"{name} {version}"

@@ -93,10 +93,12 @@ def test_python_block_is_executed_or_included(page, line, info, body):
         if match["section"] is None:
             # A whole example file is a whole program: allowed where the build runs it
             # and shows its output (the reader's test runs the copy on its own).
-            assert executed and match["path"].startswith("examples/"), (
+            whole = (
                 f"{match['path']}: include a named section, or a whole example file "
                 'in a block with exec="on" source="above" result="text"'
             )
+            assert executed, whole
+            assert match["path"].startswith("examples/"), whole
             continue
         assert f"--8<-- [start:{match['section']}]" in source
         assert f"--8<-- [end:{match['section']}]" in source

@@ -64,7 +64,7 @@ def test_the_site_reads_the_repository_from_the_workflow():
     config = (ROOT / "mkdocs.yml").read_text()
     # No made-up default: a local build links to the clone's origin remote, if any.
     assert re.search(r"^repo_url: !ENV \[PE_REPO_URL, null\]$", config, re.M)
-    assert re.search(r"^edit_uri: !ENV \[PE_EDIT_URI, \"edit/main/docs/\"\]$", config, re.M)
+    assert re.search(r"^edit_uri: !ENV \[PE_EDIT_URI, null\]$", config, re.M)
 
 
 def test_make_build_also_builds_the_wheel_and_the_sdist():

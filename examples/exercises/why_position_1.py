@@ -18,7 +18,9 @@ def attention(x: np.ndarray) -> np.ndarray:
 order = np.array([2, 0, 4, 1, 3])  # row r of PX is row order[r] of X
 equivariance_gap = np.abs(attention(tokens[order]) - attention(tokens)[order]).max()
 invariance_gap = np.abs(attention(tokens[order]) - attention(tokens)).max()
-print(f"|Attention(PX) - P Attention(X)|  = {equivariance_gap:.1e}")
+# The first gap is float64 round-off: its exact size depends on the machine's
+# arithmetic, so print whether it is below a bound rather than its digits.
+print(f"|Attention(PX) - P Attention(X)|  < 1e-12: {equivariance_gap < 1e-12}")
 print(f"|Attention(PX) - Attention(X)|    = {invariance_gap:.3f}")
 print("invariance would make the second number 0; the first is 0: attention is equivariant")
-print(f"Answer: {equivariance_gap:.1e} {invariance_gap:.3f}")
+print(f"Answer: {int(equivariance_gap < 1e-12)} {invariance_gap:.3f}")

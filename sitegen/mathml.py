@@ -1,13 +1,13 @@
-"""TeX to MathML while the site is built: math is typeset at first paint.
+r"""TeX to MathML while the site is built: math is typeset at first paint.
 
 ``pymdownx.arithmatex`` (``generic: true``) leaves every formula as TeX in
-``<span class="arithmatex">\\(...\\)</span>`` or ``<div class="arithmatex">\\[...\\]</div>``.
+``<span class="arithmatex">\(...\)</span>`` or ``<div class="arithmatex">\[...\]</div>``.
 `render` replaces each with MathML from ``latex2mathml`` (pure Python, on
 PyPI), which the browser draws natively and screen readers read: no script,
 no web font, no raw TeX on screen while a page loads, and none in the search
 index either (the search plugin indexes the page after this hook ran).
 
-A display formula made of parts set apart by a top-level ``\\qquad`` becomes
+A display formula made of parts set apart by a top-level ``\qquad`` becomes
 one ``<math display="block">`` per part in a wrapping row: side by side on a
 wide screen, one under the other on a phone. A part still wider than the
 screen scrolls inside its own box (see ``extra.css`` and ``scroll-regions.js``).
@@ -48,11 +48,11 @@ def _aligned_as_array(match: re.Match[str]) -> str:
 
 
 def _prepare(tex: str) -> str:
-    """Rewrite the few TeX forms the converter gets wrong into ones it gets right.
+    r"""Rewrite the few TeX forms the converter gets wrong into ones it gets right.
 
-    Undo ``\\_``-style escapes inside ``\\text{}`` (kept as is otherwise),
-    drop ``\\!`` (a negative space MathML cannot draw), drop the extra
-    spacing of ``\\\\[4pt]`` and write ``aligned`` as an ``array``.
+    Undo ``\_``-style escapes inside ``\text{}`` (kept as is otherwise),
+    drop ``\!`` (a negative space MathML cannot draw), drop the extra
+    spacing of ``\\[4pt]`` and write ``aligned`` as an ``array``.
     """
     tex = _TEXT.sub(lambda m: "\\text{" + _TEXT_ESCAPES.sub(r"\1", m.group(1)) + "}", tex)
     tex = tex.replace("\\!", "")
@@ -61,7 +61,7 @@ def _prepare(tex: str) -> str:
 
 
 def split_parts(tex: str) -> list[str]:
-    """Split `tex` at every ``\\qquad`` outside braces, environments and ``\\left..\\right``."""
+    r"""Split `tex` at every ``\qquad`` outside braces, environments and ``\left..\right``."""
     parts, depth, start, i = [], 0, 0, 0
     while i < len(tex):
         if tex[i] == "\\":

@@ -53,7 +53,7 @@ _SETTLED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationF
 
 
 def axe_script() -> str:
-    """The text of ``axe.min.js`` from the installed ``axe-playwright-python`` wheel."""
+    """Read ``axe.min.js`` from the installed ``axe-playwright-python`` wheel."""
     spec = importlib.util.find_spec("axe_playwright_python")
     if spec is None or spec.origin is None:
         raise RuntimeError(
@@ -103,10 +103,12 @@ def check(
     axe_widths: Iterable[int] = AXE_WIDTHS,
     schemes: Iterable[str] = SCHEMES,
     skip_axe: dict[str, set[str]] | None = None,
+    replace: dict[str, str] | None = None,
 ) -> Result:
     """Load every page in every scheme, resize it through `widths`, run axe at `axe_widths`.
 
-    `skip_axe` maps a page path to axe rule ids not run there (none by default).
+    `skip_axe` maps a page path to axe rule ids not run there (none by default);
+    `replace` maps a page path to HTML served there instead (to test the check).
     """
     axe = axe_script()
     result = Result()
@@ -116,12 +118,17 @@ def check(
             viewport={"width": max(widths), "height": HEIGHT}, color_scheme=scheme
         )
         page = context.new_page()
-        page.route(
-            "**/*",
-            lambda route: route.continue_()
-            if route.request.url.startswith((base, "data:", "blob:"))
-            else route.abort(),
-        )
+
+        def route(route: Any) -> None:
+            url = route.request.url
+            if replace and url.startswith(base) and "/" + url[len(base) :] in replace:
+                route.fulfill(body=replace["/" + url[len(base) :]], content_type="text/html")
+            elif url.startswith((base, "data:", "blob:")):
+                route.continue_()
+            else:
+                route.abort()
+
+        page.route("**/*", route)
         try:
             for path in paths:
                 page.goto(base + path.lstrip("/"), wait_until="load")
@@ -142,7 +149,8 @@ def check(
                         disabled = sorted((skip_axe or {}).get(path, set()))
                         found = page.evaluate(
                             """async ([tags, disabled]) => {
-                              const rules = Object.fromEntries(disabled.map(r => [r, {enabled: false}]));
+                              const rules = Object.fromEntries(
+                                disabled.map(r => [r, {enabled: false}]));
                               const r = await axe.run(document, {
                                 runOnly: {type: 'tag', values: tags}, rules,
                                 resultTypes: ['violations']});

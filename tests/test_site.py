@@ -73,6 +73,12 @@ def test_pages_show_snippet_table_and_figure(site):
         assert re.search(light, html)
         assert re.search(r'src="(\.\./)?figures/\w+-dark\.svg#only-dark"', html)
         assert 'class="arithmatex"' in html
+        # The caption says what to look at; the drawing script is in small print.
+        assert re.search(
+            r"<figcaption>[^<]{30,} <small class=\"pe-figure-source\">"
+            r"Drawn by <code>scripts/fig_\w+\.py</code>",
+            html,
+        )
 
 
 def test_math_is_mathml_and_the_site_requests_nothing_remote(site):

@@ -1,8 +1,8 @@
 """Write the measured figures into the README's Development section (``make readme``).
 
 The figures come from the committed results in ``benchmarks/results/``:
-``table.json`` (``make bench``), ``timing.json`` (``make timing``) and
-``weight.json`` (``make weight``). They go between two markers in README.md;
+``table.json`` (``make bench``), ``timing.json`` (``make timing``),
+``weight.json`` (``make weight``) and ``screens.json`` (``make screens``). They go between two markers in README.md;
 nothing between them is typed by hand. ``--check`` changes nothing and exits
 with status 1 if the README is out of date (the test suite runs it).
 """
@@ -22,7 +22,7 @@ END = "<!-- figures:end -->"
 MIB = 2**20
 
 
-_MAKE = {"table": "bench", "timing": "timing", "weight": "weight"}
+_MAKE = {"table": "bench", "timing": "timing", "weight": "weight", "screens": "screens"}
 
 
 def _load(name: str) -> dict[str, Any] | None:
@@ -112,9 +112,30 @@ def _weight_rows(weight: dict[str, Any]) -> list[str]:
     ]
 
 
+def _screens_rows(screens: dict[str, Any]) -> list[str]:
+    widths = ", ".join(str(w) for w in screens["widths"])
+    axe_widths = " and ".join(str(w) for w in screens["axe_widths"])
+    phone = screens["phone"]
+    return [
+        f"| every screen | {screens['page_views']} page views ({screens['pages']} pages at "
+        f"{widths} px, light and dark): {screens['sideways']} scroll sideways; axe-core "
+        f"WCAG 2.1 AA violations at {axe_widths} px: {screens['axe_violations']} "
+        "| `make screens` |",
+        f"| math on a phone | drawn {screens['math_on_phone_s']:.2f} s after navigation "
+        f"({phone['download_mbps']} Mbps, {phone['latency_ms']} ms, CPU "
+        f"{phone['cpu_slowdown']}x slower; target {screens['math_target_s']} s) "
+        "| `make screens` |",
+    ]
+
+
 def render() -> str:
     """Return the generated part of the Development section."""
-    rows = {"table": _table_rows, "timing": _timing_rows, "weight": _weight_rows}
+    rows = {
+        "table": _table_rows,
+        "timing": _timing_rows,
+        "weight": _weight_rows,
+        "screens": _screens_rows,
+    }
     loaded = {name: _load(name) for name in rows}
     body = []
     for name, make_rows in rows.items():

@@ -2,8 +2,9 @@
 
 The figures come from the committed results in ``benchmarks/results/``:
 ``table.json`` (``make bench``), ``timing.json`` (``make timing``),
-``weight.json`` (``make weight``) and ``screens.json`` (``make screens``). They go between two markers in README.md;
-nothing between them is typed by hand. ``--check`` changes nothing and exits
+``weight.json`` (``make weight``) and ``screens.json`` (``make screens``).
+They go between two markers in README.md; nothing between them is typed by
+hand. ``--check`` changes nothing and exits
 with status 1 if the README is out of date (the test suite runs it).
 """
 

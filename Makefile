@@ -7,6 +7,7 @@
 #   make archive build, then zip site/ into dist/pe-site.zip for reading offline
 #   make timing  time a cold and a warm build, an edit under serve, one figure
 #   make weight  build, then load every page in Chromium and print its weight
+#   make screens build, then check every page at 4 widths x 2 schemes (axe, overflow)
 #   make readme  write the measured figures into README.md's Development section
 #   make lock    re-resolve constraints.txt from pyproject.toml (maintainers)
 
@@ -21,7 +22,7 @@ NO_DEPS := keras-hub
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup serve build test lint bench extrapolation archive timing weight readme clean lock
+.PHONY: setup serve build test lint bench extrapolation archive timing weight screens readme clean lock
 
 setup: $(STAMP)
 
@@ -55,6 +56,13 @@ timing: $(STAMP)
 # writes benchmarks/results/weight.json; fails if a page needs over 1.5 MiB compressed.
 weight: build
 	$(BIN)/python tools/page_weight.py site --record
+	$(BIN)/python tools/readme.py
+
+# Every page at 320, 375, 768, 1280 px in both schemes: sideways scrolling and
+# axe-core violations, and seconds to draw math on a throttled phone; writes
+# benchmarks/results/screens.json; fails if any is found or math is late.
+screens: build
+	$(BIN)/python tools/screens.py site --record
 	$(BIN)/python tools/readme.py
 
 # The README's figures, from benchmarks/results/ (bench, timing and weight run it too).

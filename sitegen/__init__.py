@@ -1,7 +1,7 @@
-"""Build-time machinery of the site: figure cache, offline math assets, tables.
+"""Build-time machinery of the site: figure cache, math, tables.
 
 Nothing here is part of the `pe` library. The MkDocs hook (`sitegen.hooks`)
-runs the figure scripts and adds their output and the MathJax files to the
-build; the pages call `sitegen.tables` from executed code blocks to print
-Markdown tables computed by `pe`.
+runs the figure scripts, adds their output to the build and turns every
+formula into MathML (`sitegen.mathml`); the pages call `sitegen.tables` from
+executed code blocks to print Markdown tables computed by `pe`.
 """

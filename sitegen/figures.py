@@ -159,7 +159,9 @@ def figure(name: str, caption: str) -> str:
     """Markdown for a built figure: light and dark variants, its alt text, a caption.
 
     Pages print this from an executed block, so the alt text comes from the
-    script that drew the figure. Paths start with ``/figures/``; the hook
+    script that drew the figure. `caption` tells the reader what to look at;
+    the script that drew the figure (and any committed result it reads) is
+    named after it in small print. Paths start with ``/figures/``; the hook
     `sitegen.hooks.on_page_content` makes them relative to the page.
     """
     script = SCRIPTS / f"fig_{name}.py"
@@ -174,6 +176,11 @@ def figure(name: str, caption: str) -> str:
         f"  ![{alt}](/figures/{path.name}#only-{variant}){{ loading=lazy }}"
         for variant, path in _outputs(name, target).items()
     ]
-    caption_line = f"  <figcaption>{caption}</figcaption>"
+    data = sorted(set(_DATA.findall(script.read_text(encoding="utf-8"))))
+    source = f"Drawn by <code>scripts/{script.name}</code>" + "".join(
+        f" from <code>{path}</code>" for path in data
+    )
+    credit = f'<small class="pe-figure-source">{source} while the site was built.</small>'
+    caption_line = f"  <figcaption>{caption} {credit}</figcaption>"
     lines = ['<figure markdown="span">', *images, caption_line, "</figure>"]
     return "\n".join(lines) + "\n"

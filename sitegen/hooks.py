@@ -1,4 +1,4 @@
-"""MkDocs hooks: put the figures and the offline MathJax files into the build.
+"""MkDocs hooks: put the figures into the build and turn the TeX into MathML.
 
 Listed under ``hooks:`` in ``mkdocs.yml``. MkDocs loads this file by path on
 every (re)build, so it first drops earlier imports of `sitegen` and `pe`: a
@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
 for _name in [n for n in sys.modules if n.split(".")[0] in {"sitegen", "pe"}]:
     del sys.modules[_name]
 
-from sitegen import assets, figures  # noqa: E402
+from sitegen import figures, mathml  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.sitegen")
 
@@ -66,7 +66,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 @event_priority(50)  # before the plugins, so the link checker knows these files too
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Add every figure (drawn or taken from the cache) and the MathJax files."""
+    """Add every figure (drawn or taken from the cache)."""
     try:
         report = figures.build()
     except figures.FigureError as error:
@@ -79,20 +79,23 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     )
     for name, path in sorted(report.outputs.items()):
         files.append(File.generated(config, f"figures/{name}", abs_src_path=str(path)))
-    try:
-        for uri, path in assets.mathjax_files():
-            files.append(File.generated(config, uri, abs_src_path=str(path)))
-    except RuntimeError as error:
-        raise PluginError(str(error)) from None
     return files
 
 
 def on_page_content(html: str, page: Page, **_: object) -> str:
-    """Make the site-absolute figure paths of executed blocks relative to the page.
+    """Typeset the page's math as MathML; make figure paths relative to the page.
+
+    Every formula becomes MathML here (`sitegen.mathml`), before the search
+    plugin reads the page, so neither the page nor the search index holds TeX.
+    A formula that does not convert fails the build.
 
     MkDocs rewrites links in a page's own Markdown, but not inside the HTML that
     markdown-exec inserts, so `sitegen.figures.figure` writes ``/figures/...``
     and this turns it into ``../figures/...`` as deep as the page sits.
     """
+    try:
+        html = mathml.render(html, page.file.src_uri)
+    except mathml.MathError as error:
+        raise PluginError(str(error)) from None
     prefix = "../" * page.url.count("/")
     return html.replace('src="/figures/', f'src="{prefix}figures/')

@@ -1,5 +1,6 @@
 """The site builds strictly, caches its figures, and keeps generated files out of docs/."""
 
+import json
 import re
 import subprocess
 import sys
@@ -72,13 +73,20 @@ def test_pages_show_snippet_table_and_figure(site):
         assert re.search(light, html)
         assert re.search(r'src="(\.\./)?figures/\w+-dark\.svg#only-dark"', html)
         assert 'class="arithmatex"' in html
+        # The caption says what to look at; the drawing script is in small print.
+        assert re.search(
+            r"<figcaption>[^<]{30,} <small class=\"pe-figure-source\">"
+            r"Drawn by <code>scripts/fig_\w+\.py</code>",
+            html,
+        )
 
 
-def test_site_ships_mathjax_and_requests_nothing_remote(site):
-    assert (site.directory / "assets/mathjax/startup.js").is_file()
-    assert list((site.directory / "assets/mathjax/output/chtml/fonts/woff-v2").glob("*.woff"))
+def test_math_is_mathml_and_the_site_requests_nothing_remote(site):
+    assert not (site.directory / "assets/mathjax").exists()
     for html in site.directory.rglob("*.html"):
         text = html.read_text()
+        for formula in re.findall(r'<(?:span|div) class="arithmatex">(.*?)</(?:span|div)>', text):
+            assert formula.startswith(("<math", '<span class="pe-math-rows"><math')), formula[:80]
         loads = re.findall(r"<(?:script|img|link)\b[^>]*>", text)
         remote = [
             tag
@@ -87,6 +95,36 @@ def test_site_ships_mathjax_and_requests_nothing_remote(site):
         ]
         assert not remote, f"{html.name} loads {remote}"
         assert "fonts.googleapis" not in text
+
+
+def test_search_index_holds_no_tex(site):
+    """Search snippets show the formulas' text, never their TeX source."""
+    index = json.loads((site.directory / "search/search_index.json").read_text())
+    prose = [doc for doc in index["docs"] if doc["text"]]
+    assert len(prose) > 50
+    for doc in prose:
+        # Code listings may show TeX in docstrings; math in prose may not.
+        text = re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", doc["text"], flags=re.S)
+        for tex in ("\\(", "\\[", "\\frac", "\\omega", "\\sin", "arithmatex"):
+            assert tex not in text, (doc["location"], tex)
+    formula = next(doc for doc in index["docs"] if doc["location"] == "formula/#definition")
+    assert "\u03c9" in formula["text"]  # omega, as a character
+
+
+def test_every_formula_converts_or_the_build_fails(tmp_path):
+    from sitegen import mathml
+
+    page = '<p><span class="arithmatex">\\(\\sin(p\\,\\omega_i)\\)</span></p>'
+    assert "<mi>sin</mi>" in mathml.render(page)
+    rows = (
+        '<div class="arithmatex">'
+        "\\[\\begin{aligned}a &= b \\\\ c &= d\\end{aligned}\\qquad e\\]</div>"
+    )
+    out = mathml.render(rows)
+    assert out.count('<math display="block">') == 3
+    assert "&" not in out.replace("&#x", "")
+    with pytest.raises(mathml.MathError, match=r"fails\.md"):
+        mathml.render('<span class="arithmatex">\\(\\notacommand{1}\\)</span>', "fails.md")
 
 
 def write_script(directory: Path, name: str, body: str) -> None:

@@ -1,9 +1,10 @@
 """Write the measured figures into the README's Development section (``make readme``).
 
 The figures come from the committed results in ``benchmarks/results/``:
-``table.json`` (``make bench``), ``timing.json`` (``make timing``) and
-``weight.json`` (``make weight``). They go between two markers in README.md;
-nothing between them is typed by hand. ``--check`` changes nothing and exits
+``table.json`` (``make bench``), ``timing.json`` (``make timing``),
+``weight.json`` (``make weight``) and ``screens.json`` (``make screens``).
+They go between two markers in README.md; nothing between them is typed by
+hand. ``--check`` changes nothing and exits
 with status 1 if the README is out of date (the test suite runs it).
 """
 
@@ -28,6 +29,7 @@ _MAKE = {
     "weight": "weight",
     "rope": "bench",
     "reader": "test",
+    "screens": "screens",
 }
 
 
@@ -150,6 +152,22 @@ def _reader_rows(reader: dict[str, Any]) -> list[str]:
     ]
 
 
+def _screens_rows(screens: dict[str, Any]) -> list[str]:
+    widths = ", ".join(str(w) for w in screens["widths"])
+    axe_widths = " and ".join(str(w) for w in screens["axe_widths"])
+    phone = screens["phone"]
+    return [
+        f"| every screen | {screens['page_views']} page views ({screens['pages']} pages at "
+        f"{widths} px, light and dark): {screens['sideways']} scroll sideways; axe-core "
+        f"WCAG 2.1 AA violations at {axe_widths} px: {screens['axe_violations']} "
+        "| `make screens` |",
+        f"| math on a phone | drawn {screens['math_on_phone_s']:.2f} s after navigation "
+        f"({phone['download_mbps']} Mbps, {phone['latency_ms']} ms, CPU "
+        f"{phone['cpu_slowdown']}x slower; target {screens['math_target_s']} s) "
+        "| `make screens` |",
+    ]
+
+
 def render() -> str:
     """Return the generated part of the Development section."""
     rows = {
@@ -158,6 +176,7 @@ def render() -> str:
         "timing": _timing_rows,
         "weight": _weight_rows,
         "reader": _reader_rows,
+        "screens": _screens_rows,
     }
     loaded = {name: _load(name) for name in rows}
     body = []

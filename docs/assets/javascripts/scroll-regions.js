@@ -1,0 +1,85 @@
+// A box that scrolls sideways by itself (a wide table, a wide formula) is
+// reachable by keyboard and announced: while its content is wider than the
+// box, it gets tabindex=0, role=region and a name, and a visible hint sits
+// above it. Boxes are watched as the window resizes and as pages change (with
+// instant navigation the page body is swapped without a reload).
+(function () {
+  "use strict";
+  var BOXES = [
+    ".md-typeset .md-typeset__scrollwrap",
+    ".md-typeset table:not([class])",
+    ".md-typeset div.arithmatex",
+    ".md-typeset span.arithmatex",
+    ".md-typeset [data-pe-widget] table",
+  ].join(", ");
+  var HINT = "Scroll sideways to see all of it →";
+
+  function label(box) {
+    if (box.matches(".arithmatex")) {
+      return "Formula, scrolls sideways";
+    }
+    var head = box.querySelector("th");
+    var first = head ? head.textContent.trim().slice(0, 40) : "";
+    return "Table" + (first ? " (" + first + ", …)" : "") + ", scrolls sideways";
+  }
+
+  function mark(box) {
+    var wide = box.scrollWidth > box.clientWidth + 1;
+    var marked = box.hasAttribute("data-pe-scrolls");
+    if (wide && !marked) {
+      box.setAttribute("data-pe-scrolls", "");
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", label(box));
+      if (!box.matches("span")) {
+        var hint = document.createElement("p");
+        hint.className = "pe-scroll-hint";
+        hint.setAttribute("aria-hidden", "true");
+        hint.textContent = HINT;
+        box.parentNode.insertBefore(hint, box);
+      }
+    } else if (!wide && marked) {
+      ["data-pe-scrolls", "tabindex", "role", "aria-label"].forEach(function (name) {
+        box.removeAttribute(name);
+      });
+      var before = box.previousElementSibling;
+      if (before && before.className === "pe-scroll-hint") {
+        before.remove();
+      }
+    }
+  }
+
+  var sizes = new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      mark(entry.target);
+    });
+  });
+  var watched = new WeakSet();
+  var pending = false;
+
+  function scan() {
+    pending = false;
+    document.querySelectorAll(BOXES).forEach(function (box) {
+      if (box.matches(".md-typeset__scrollwrap table")) {
+        return; // the wrapper scrolls, not the table inside it
+      }
+      if (!watched.has(box)) {
+        watched.add(box);
+        sizes.observe(box);
+      }
+      mark(box);
+    });
+  }
+
+  function later() {
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(scan);
+    }
+  }
+
+  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", later);
+  later();
+  window.peScrollRegions = { scan: scan };
+})();

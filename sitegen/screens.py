@@ -1,0 +1,171 @@
+"""Every page of the built site on every screen: sideways scrolling and axe-core.
+
+Used by ``tests/test_a11y.py`` (in ``make test``) and ``tools/screens.py``
+(``make screens``). One browser context per colour scheme; each page is loaded
+once per scheme and then resized through the widths, so the whole site is
+checked in a few dozen page loads. axe-core is the ``axe.min.js`` shipped in
+the ``axe-playwright-python`` wheel on PyPI (nothing from a CDN), run with the
+WCAG 2.0/2.1 A and AA rules.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+WIDTHS = (320, 375, 768, 1280)
+AXE_WIDTHS = (375, 1280)
+SCHEMES = ("light", "dark")
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+HEIGHT = 800
+
+# Elements wider than the window, outside any box that scrolls by itself: what
+# makes the page scroll sideways.
+_OVERFLOW = """() => {
+  const root = document.documentElement;
+  const overflow = root.scrollWidth - root.clientWidth;
+  if (overflow <= 0) return [0, []];
+  const scrolls = (e) => {
+    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      const s = getComputedStyle(p).overflowX;
+      if (s === 'auto' || s === 'scroll' || s === 'hidden') return true;
+    }
+    return false;
+  };
+  const wide = [...document.body.querySelectorAll('*')]
+    .filter(e => e.getBoundingClientRect().right > root.clientWidth + 0.5 && !scrolls(e))
+    .map(e => e.tagName.toLowerCase() + (e.className && typeof e.className === 'string'
+      ? '.' + e.className.trim().split(/\\s+/).join('.') : '')
+      + ' "' + (e.textContent || '').trim().slice(0, 40) + '"');
+  return [overflow, wide.slice(-5)];
+}"""
+
+
+# Layout is measured once it has settled: no transitions (the search box
+# animates its width), and two frames after a resize for resize observers.
+_STILL = "*, *::before, *::after { transition: none !important; animation: none !important; }"
+_SETTLED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def axe_script() -> str:
+    """Read ``axe.min.js`` from the installed ``axe-playwright-python`` wheel."""
+    spec = importlib.util.find_spec("axe_playwright_python")
+    if spec is None or spec.origin is None:
+        raise RuntimeError(
+            "axe-core is missing: install the test extra (pip install -e '.[test]'), "
+            "which provides it through the axe-playwright-python package"
+        )
+    return (Path(spec.origin).parent / "axe.min.js").read_text(encoding="utf-8")
+
+
+def site_pages(directory: Path) -> list[str]:
+    """Paths of every page, read from the sitemap MkDocs wrote."""
+    tree = ET.parse(directory / "sitemap.xml")
+    namespace = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    return [urlparse(loc.text or "").path for loc in tree.findall(".//s:loc", namespace)]
+
+
+@dataclass
+class Result:
+    """What the pass found: page loads, sideways scrolling, axe violations."""
+
+    loads: int = 0
+    checks: int = 0
+    sideways: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    violation_nodes: int = 0
+    axe_runs: int = 0
+
+
+def _scheme(page: Any, scheme: str) -> None:
+    """Switch the palette the way the toggle does, without reloading."""
+    page.emulate_media(color_scheme=scheme)
+    name = "slate" if scheme == "dark" else "default"
+    page.evaluate(
+        "(name) => { document.body.setAttribute('data-md-color-scheme', name);"
+        " document.body.setAttribute('data-md-color-media',"
+        " name === 'slate' ? '(prefers-color-scheme: dark)' : '(prefers-color-scheme: light)'); }",
+        name,
+    )
+
+
+def check(
+    browser: Any,
+    base: str,
+    paths: Iterable[str],
+    *,
+    widths: Iterable[int] = WIDTHS,
+    axe_widths: Iterable[int] = AXE_WIDTHS,
+    schemes: Iterable[str] = SCHEMES,
+    skip_axe: dict[str, set[str]] | None = None,
+    replace: dict[str, str] | None = None,
+) -> Result:
+    """Load every page in every scheme, resize it through `widths`, run axe at `axe_widths`.
+
+    `skip_axe` maps a page path to axe rule ids not run there (none by default);
+    `replace` maps a page path to HTML served there instead (to test the check).
+    """
+    axe = axe_script()
+    result = Result()
+    widths, axe_widths, paths = list(widths), set(axe_widths), list(paths)
+    for scheme in schemes:
+        context = browser.new_context(
+            viewport={"width": max(widths), "height": HEIGHT}, color_scheme=scheme
+        )
+        page = context.new_page()
+
+        def route(route: Any) -> None:
+            url = route.request.url
+            if replace and url.startswith(base) and "/" + url[len(base) :] in replace:
+                route.fulfill(body=replace["/" + url[len(base) :]], content_type="text/html")
+            elif url.startswith((base, "data:", "blob:")):
+                route.continue_()
+            else:
+                route.abort()
+
+        page.route("**/*", route)
+        try:
+            for path in paths:
+                page.goto(base + path.lstrip("/"), wait_until="load")
+                result.loads += 1
+                _scheme(page, scheme)
+                page.add_style_tag(content=_STILL)
+                page.evaluate(axe)
+                for width in sorted(widths, reverse=True):
+                    page.set_viewport_size({"width": width, "height": HEIGHT})
+                    page.evaluate(_SETTLED)
+                    result.checks += 1
+                    overflow, wide = page.evaluate(_OVERFLOW)
+                    if overflow > 0:
+                        result.sideways.append(
+                            f"{path} {width}px {scheme}: scrolls sideways by {overflow}px ({wide})"
+                        )
+                    if width in axe_widths:
+                        disabled = sorted((skip_axe or {}).get(path, set()))
+                        found = page.evaluate(
+                            """async ([tags, disabled]) => {
+                              const rules = Object.fromEntries(
+                                disabled.map(r => [r, {enabled: false}]));
+                              const r = await axe.run(document, {
+                                runOnly: {type: 'tag', values: tags}, rules,
+                                resultTypes: ['violations']});
+                              return r.violations.map(v => [v.id, v.nodes.length,
+                                v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': '
+                                  + (n.failureSummary || '').split('\\n').slice(1, 2).join(''))]);
+                            }""",
+                            [AXE_TAGS, disabled],
+                        )
+                        result.axe_runs += 1
+                        for rule, count, examples in found:
+                            result.violation_nodes += count
+                            result.violations.append(
+                                f"{path} {width}px {scheme}: {rule} x{count}: {examples}"
+                            )
+        finally:
+            context.close()
+    return result

@@ -1,0 +1,61 @@
+"""Every page on every screen: no sideways scrolling, no axe-core violations.
+
+Each page is loaded once per colour scheme in one browser and resized through
+320, 375, 768 and 1280 px; axe-core (WCAG 2.1 A and AA rules, from the
+axe-playwright-python wheel) runs at 375 and 1280 px. See `sitegen.screens`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from sitegen import screens
+
+pytestmark = pytest.mark.browser
+
+# Rules not run on a page, each with its reason. Owned by the playground work
+# (issue 12, item 4), which names its canvases and fixes the contrast of its
+# selected tokens and legend: remove the entry when that lands.
+SKIP_AXE: dict[str, set[str]] = {"/playground/": {"role-img-alt", "color-contrast"}}
+
+
+def test_no_page_scrolls_sideways_and_axe_finds_nothing(site, server, browser):
+    paths = screens.site_pages(site.directory)
+    assert len(paths) >= 20
+    start = time.perf_counter()
+    result = screens.check(browser, server, paths, skip_axe=SKIP_AXE)
+    seconds = time.perf_counter() - start
+    assert result.loads == len(paths) * len(screens.SCHEMES)
+    assert result.checks == result.loads * len(screens.WIDTHS)
+    assert result.axe_runs == result.loads * len(screens.AXE_WIDTHS)
+    assert result.sideways == [], "\n".join(result.sideways)
+    assert result.violations == [], "\n".join(result.violations)
+    print(f"{result.checks} page views, {result.axe_runs} axe runs in {seconds:.0f} s")
+
+
+def test_the_check_sees_sideways_scrolling_and_violations(server, browser):
+    """The checker is not blind: a page made too wide, with a low-contrast line, fails."""
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    page.goto(server + "formula/", wait_until="load")
+    page.evaluate(
+        "() => { const p = document.createElement('p');"
+        " p.style.cssText = 'width: 900px; color: #999; background: #fff';"
+        " p.textContent = 'too wide and too faint';"
+        " document.querySelector('article').append(p); }"
+    )
+    html = page.content()
+    context.close()
+    result = screens.check(
+        browser,
+        server,
+        ["/formula/"],
+        widths=(375,),
+        axe_widths=(375,),
+        schemes=("light",),
+        replace={"/formula/": html},
+    )
+    assert result.sideways
+    assert any("color-contrast" in v for v in result.violations)

@@ -1,0 +1,147 @@
+"""Check every page on every screen and time math on a throttled phone (``make screens``).
+
+Usage: ``python tools/screens.py [SITE_DIR] [--record]`` (default ``site/``, from
+``make build``). Loads every page in Debian's Chromium in both colour schemes
+at 320, 375, 768 and 1280 px and counts the page views that scroll sideways;
+runs axe-core (WCAG 2.1 AA) at 375 and 1280 px and counts its violations (see
+`sitegen.screens`). Then opens the formula page as a throttled phone would
+(1.6 Mbps, 150 ms round trip, CPU 4x slower, through the DevTools protocol)
+and measures the seconds from navigation until its math is drawn. With
+``--record`` writes ``benchmarks/results/screens.json``. Exits with status 1
+if a page scrolls sideways, axe finds a violation or math takes over 2.5 s.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import sys
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sitegen import screens  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _common import environment, write  # noqa: E402
+
+MATH_TARGET_S = 2.5
+PHONE = {"latency_ms": 150, "download_mbps": 1.6, "upload_mbps": 0.75, "cpu_slowdown": 4}
+# Time from navigation until a formula is laid out with a real size, and the
+# page's first contentful paint; math counts as drawn at the later of the two.
+_WATCH = """
+window.__peMath = null;
+(function poll() {
+  const m = document.querySelector('.arithmatex math');
+  if (m && m.getBoundingClientRect().height > 5) { window.__peMath = performance.now(); return; }
+  requestAnimationFrame(poll);
+})();
+"""
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def math_on_a_phone(browser: Any, base: str, path: str = "formula/") -> dict[str, float]:
+    """Seconds until the math of `path` is drawn on a throttled phone, and first paint."""
+    context = browser.new_context(
+        viewport={"width": 375, "height": 740}, device_scale_factor=2, is_mobile=True
+    )
+    page = context.new_page()
+    page.add_init_script(_WATCH)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": PHONE["latency_ms"],
+            "downloadThroughput": PHONE["download_mbps"] * 1e6 / 8,
+            "uploadThroughput": PHONE["upload_mbps"] * 1e6 / 8,
+        },
+    )
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": PHONE["cpu_slowdown"]})
+    page.goto(base + path, wait_until="load", timeout=60_000)
+    page.wait_for_function("window.__peMath !== null", timeout=60_000)
+    math_ms = page.evaluate("window.__peMath")
+    paint_ms = page.evaluate(
+        "(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: 0}).startTime"
+    )
+    tex = page.evaluate(
+        "[...document.querySelectorAll('.arithmatex')]"
+        ".some(e => /\\\\[a-z(\\[]/i.test(e.textContent))"
+    )
+    context.close()
+    if tex:
+        raise SystemExit(f"{path}: raw TeX on the page")
+    return {"math_s": max(math_ms, paint_ms) / 1000, "first_paint_s": paint_ms / 1000}
+
+
+def main() -> int:
+    """Run every check, print the figures; return 1 if a target is missed."""
+    arguments = [a for a in sys.argv[1:] if a != "--record"]
+    site = Path(arguments[0] if arguments else ROOT / "site")
+    if not (site / "sitemap.xml").is_file():
+        raise SystemExit(f"no built site in {site}; run 'make build' first")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    from playwright.sync_api import sync_playwright
+
+    paths = screens.site_pages(site)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=shutil.which("chromium"),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        start = time.perf_counter()
+        result = screens.check(browser, base, paths)
+        seconds = time.perf_counter() - start
+        phone = math_on_a_phone(browser, base)
+        browser.close()
+    server.shutdown()
+    for line in result.sideways + result.violations:
+        print(line)
+    views = f"{len(paths)} pages x {len(screens.WIDTHS)} widths x {len(screens.SCHEMES)} schemes"
+    print(f"page views checked: {result.checks} ({views}), in {seconds:.0f} s")
+    print(f"page views that scroll sideways: {len(result.sideways)}")
+    print(
+        f"axe-core WCAG 2.1 AA violations: {result.violation_nodes} "
+        f"(in {result.axe_runs} runs at {', '.join(map(str, screens.AXE_WIDTHS))} px)"
+    )
+    print(
+        f"math drawn on a throttled phone after {phone['math_s']:.2f} s "
+        f"(first paint {phone['first_paint_s']:.2f} s; target {MATH_TARGET_S} s)"
+    )
+    met = not result.sideways and not result.violations and phone["math_s"] <= MATH_TARGET_S
+    if "--record" in sys.argv:
+        payload = {
+            **environment(threads=1),
+            "pages": len(paths),
+            "widths": list(screens.WIDTHS),
+            "schemes": list(screens.SCHEMES),
+            "axe_widths": list(screens.AXE_WIDTHS),
+            "page_views": result.checks,
+            "sideways": len(result.sideways),
+            "axe_runs": result.axe_runs,
+            "axe_violations": result.violation_nodes,
+            "phone": PHONE,
+            "math_on_phone_s": round(phone["math_s"], 3),
+            "first_paint_on_phone_s": round(phone["first_paint_s"], 3),
+            "math_target_s": MATH_TARGET_S,
+            "targets_met": met,
+        }
+        print(f"wrote {write('screens', payload).relative_to(ROOT)}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

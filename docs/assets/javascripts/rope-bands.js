@@ -94,6 +94,9 @@
   border: 1px solid var(--md-default-fg-color--light); border-radius: 0.2em; padding: 0.2em 0.4em;
 }
 .pe-rope-controls input { width: 6em; }
+.pe-rope-controls label { max-width: 100%; }
+.pe-rope-controls select { max-width: 100%; min-width: 0; min-height: 44px; }
+@media (pointer: coarse), (max-width: 600px) { .pe-rope-controls input { min-height: 44px; } }
 .pe-rope-controls select:focus-visible, .pe-rope-controls input:focus-visible {
   outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px;
 }

@@ -85,6 +85,9 @@ def math_on_a_phone(browser: Any, base: str, path: str = "formula/") -> dict[str
     return {"math_s": max(math_ms, paint_ms) / 1000, "first_paint_s": paint_ms / 1000}
 
 
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+
+
 def main() -> int:
     """Run every check, print the figures; return 1 if a target is missed."""
     arguments = [a for a in sys.argv[1:] if a != "--record"]
@@ -98,12 +101,13 @@ def main() -> int:
 
     paths = screens.site_pages(site)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=shutil.which("chromium"),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
+        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=FLAGS)
         start = time.perf_counter()
-        result = screens.check(browser, base, paths)
+        result = screens.check_each_scheme_apart(
+            lambda p: p.chromium.launch(executable_path=shutil.which("chromium"), args=FLAGS),
+            base,
+            paths,
+        )
         seconds = time.perf_counter() - start
         phone = math_on_a_phone(browser, base)
         browser.close()

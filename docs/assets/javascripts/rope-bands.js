@@ -100,7 +100,8 @@
 .pe-rope-controls select:focus-visible, .pe-rope-controls input:focus-visible {
   outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px;
 }
-.pe-rope-scroll { overflow-x: auto; }
+.pe-rope-scroll { overflow-x: auto; position: relative; }
+.pe-rope-scroll:focus-visible { outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px; }
 .pe-rope-table td, .pe-rope-table th { text-align: right; font-variant-numeric: tabular-nums; padding: 0.2em 0.7em; }
 .pe-rope-table caption { caption-side: top; text-align: left; color: var(--md-default-fg-color); }
 .pe-rope-bar { position: relative; width: 12em; height: 0.9em; border: 1px solid var(--md-default-fg-color--light); }
@@ -162,7 +163,7 @@
       body,
     ]);
     root.replaceChildren(
-      el("div", { class: "pe-rope-panel" }, [controls, summary, el("div", { class: "pe-rope-scroll" }, [table])])
+      el("div", { class: "pe-rope-panel" }, [controls, summary, el("div", { class: "pe-rope-scroll", tabindex: "0", role: "region", "aria-label": "Table of the pairs before and after scaling (scrolls sideways)" }, [table])])
     );
 
     function factor() {

@@ -163,7 +163,8 @@ def _screens_rows(screens: dict[str, Any]) -> list[str]:
         "| `make screens` |",
         f"| math on a phone | drawn {screens['math_on_phone_s']:.2f} s after navigation "
         f"({phone['download_mbps']} Mbps, {phone['latency_ms']} ms, CPU "
-        f"{phone['cpu_slowdown']}x slower; target {screens['math_target_s']} s) "
+        f"{phone['cpu_slowdown']}x slower; files gzip-compressed as GitHub Pages serves them; "
+        f"target {screens['math_target_s']} s) "
         "| `make screens` |",
     ]
 

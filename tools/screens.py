@@ -14,6 +14,7 @@ if a page scrolls sideways, axe finds a violation or math takes over 2.5 s.
 from __future__ import annotations
 
 import functools
+import gzip
 import shutil
 import sys
 import threading
@@ -45,8 +46,29 @@ window.__peMath = null;
 
 
 class _Quiet(SimpleHTTPRequestHandler):
+    """Serve the site as GitHub Pages does: text files gzip-compressed when asked."""
+
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        wants_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (wants_gzip and path.is_file() and path.suffix in _TEXT):
+            super().do_GET()
+            return
+        body = gzip.compress(path.read_bytes(), mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+_TEXT = {".html", ".css", ".js", ".svg", ".json", ".xml", ".txt"}
 
 
 def math_on_a_phone(browser: Any, base: str, path: str = "formula/") -> dict[str, float]:

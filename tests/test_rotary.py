@@ -428,3 +428,18 @@ def test_gradients_flow_and_match_the_inference_path():
     out.square().sum().backward()
     # A rotation keeps norms, so the gradient of |Rx|^2 is 2x.
     torch.testing.assert_close(x.grad, 2 * x.detach(), atol=1e-5, rtol=1e-5)
+
+
+def test_meta_tensors_give_meta_results_without_reading_values():
+    """On the meta device only shapes exist: no position may be read (no .item())."""
+    rope = RotaryEmbedding(16, layout="half")
+    q = torch.empty(2, 3, 5, 16, device="meta")
+    positions = torch.arange(5, device="meta")
+    for rotated in (
+        rope(q, q)[0],
+        rope(q, q, offset=7)[1],
+        rope.rotate(q, positions=positions),
+        rope.rotate(q, positions=positions.expand(2, 5)),
+    ):
+        assert rotated.is_meta
+        assert rotated.shape == q.shape

@@ -400,7 +400,8 @@ class RotaryEmbedding(nn.Module):
                 cos, sin = cos[start:], sin[start:]
         else:
             positions = self._shape_positions(positions, x, name).to(x.device)
-            if compiling:
+            if compiling or positions.is_meta:
+                # Traced, or on the meta device (shapes only): no value can be read.
                 cos, sin = self._cos_sin(positions, compute)
             else:
                 low, high = (

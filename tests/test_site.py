@@ -210,7 +210,7 @@ def test_cache_lives_outside_docs():
     assert not figures.cache_root().resolve().is_relative_to((ROOT / "docs").resolve())
 
 
-def test_the_link_checker_catches_broken_links(tmp_path):
+def test_the_link_checker_catches_broken_links(tmp_path, site):
     """The cold build runs htmlproofer; here, the same configuration must fail on bad links."""
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -223,8 +223,9 @@ def test_the_link_checker_catches_broken_links(tmp_path):
         f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nhooks: [{ROOT / 'sitegen/hooks.py'}]\n"
         "nav:\n  - index.md\n  - other.md\nextra_javascript: []\nextra_css: []\nwatch: []\n"
     )
+    # The session's figure cache: the figures are already drawn, none is redrawn here.
     log = mkdocs_build(
-        tmp_path / "site", tmp_path / "cache", check_links=True, config=config, should_fail=True
+        tmp_path / "site", site.cache, check_links=True, config=config, should_fail=True
     )
     assert "invalid url - other/#missing" in log
 

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from pe.nn import RotaryEmbedding, convert_rotary_layout
+from sitegen.rope import by_model
 
 
 def scores(rope, q, k, m, n):
@@ -157,19 +158,8 @@ def test_checkpoint_conversion_permutes_each_heads_projection_rows():
 
 # --- scaling, the cached table, position ids, compile ------------------------------------
 
-LLAMA31 = {
-    "hidden_size": 4096,
-    "num_attention_heads": 32,
-    "max_position_embeddings": 131072,
-    "rope_theta": 500000.0,
-    "rope_scaling": {
-        "factor": 8.0,
-        "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0,
-        "original_max_position_embeddings": 8192,
-        "rope_type": "llama3",
-    },
-}
+# The published configuration, defined once for the page and the tests.
+LLAMA31 = by_model("Llama 3.1 8B").config
 
 
 def test_table_is_within_half_a_float32_unit_of_mpmath():

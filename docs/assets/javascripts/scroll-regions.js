@@ -37,15 +37,24 @@
         hint.setAttribute("aria-hidden", "true");
         hint.textContent = HINT;
         box.parentNode.insertBefore(hint, box);
+        hints.set(box, hint);
       }
     } else if (!wide && marked) {
-      ["data-pe-scrolls", "tabindex", "role", "aria-label"].forEach(function (name) {
-        box.removeAttribute(name);
-      });
-      var before = box.previousElementSibling;
-      if (before && before.className === "pe-scroll-hint") {
-        before.remove();
-      }
+      unmark(box);
+    }
+  }
+
+  // Each box's hint, so that it goes with the box wherever the box has moved.
+  var hints = new WeakMap();
+
+  function unmark(box) {
+    ["data-pe-scrolls", "tabindex", "role", "aria-label"].forEach(function (name) {
+      box.removeAttribute(name);
+    });
+    var hint = hints.get(box);
+    if (hint) {
+      hint.remove();
+      hints.delete(box);
     }
   }
 
@@ -61,7 +70,12 @@
     pending = false;
     document.querySelectorAll(BOXES).forEach(function (box) {
       if (box.matches(".md-typeset__scrollwrap table")) {
-        return; // the wrapper scrolls, not the table inside it
+        // The wrapper scrolls, not the table inside it; a table marked before
+        // Material wrapped it gives up its mark and hint to the wrapper.
+        if (box.hasAttribute("data-pe-scrolls")) {
+          unmark(box);
+        }
+        return;
       }
       if (!watched.has(box)) {
         watched.add(box);

@@ -47,7 +47,7 @@ NAMES = list(_modules())
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_compile_fullgraph_matches_eager(name):
+def test_compile_fullgraph_matches_eager(name) -> None:
     module, example = _modules()[name]
     torch._dynamo.reset()
     compiled = torch.compile(module, fullgraph=True, backend="eager")
@@ -55,13 +55,13 @@ def test_compile_fullgraph_matches_eager(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_export_matches_eager(name):
+def test_export_matches_eager(name) -> None:
     module, example = _modules()[name]
     exported = torch.export.export(module, (example,)).module()
     assert torch.equal(exported(example), module(example))
 
 
-def test_on_the_fly_rows_under_compile_are_the_exact_table():
+def test_on_the_fly_rows_under_compile_are_the_exact_table() -> None:
     module = SinusoidalPositionalEncoding(16, max_len=None)
     torch._dynamo.reset()
     compiled = torch.compile(module, fullgraph=True, backend="eager")
@@ -73,7 +73,7 @@ def test_on_the_fly_rows_under_compile_are_the_exact_table():
 @pytest.mark.parametrize(
     "module", [SinusoidalPositionalEncoding(8, 16), LearnedPositionalEmbedding(16, 8)]
 )
-def test_explicit_positions_under_compile_are_checked(module):
+def test_explicit_positions_under_compile_are_checked(module) -> None:
     torch._dynamo.reset()
     compiled = torch.compile(module, fullgraph=True, backend="eager")
     x = torch.zeros(2, 3, 8)
@@ -83,7 +83,7 @@ def test_explicit_positions_under_compile_are_checked(module):
         compiled(x, positions=positions + 1)
 
 
-def test_torch_sinusoidal_of_a_position_tensor_compiles():
+def test_torch_sinusoidal_of_a_position_tensor_compiles() -> None:
     # what a rotary module calls: the exact table for traced positions, as one op
     def table(positions):
         return sinusoidal(positions, 16, dtype=torch.float64)

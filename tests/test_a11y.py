@@ -33,7 +33,9 @@ def launch(playwright: Playwright) -> Browser:
     )
 
 
-def test_no_page_scrolls_sideways_and_axe_finds_nothing(site: SiteBuild, server: str, browser: Browser) -> None:
+def test_no_page_scrolls_sideways_and_axe_finds_nothing(
+    site: SiteBuild, server: str, browser: Browser
+) -> None:
     paths = screens.site_pages(site.directory)
     assert len(paths) >= 20
     start = time.perf_counter()

@@ -6,10 +6,10 @@ import pe
 from pe.nn import ALiBi
 
 
-def reference_slopes(n):
+def reference_slopes(n: int) -> list[float]:
     """Press et al.: 2^(-8k/n) for powers of two; otherwise fill from 2n's odd slopes."""
 
-    def power_of_two(m):
+    def power_of_two(m: int) -> list[float]:
         return [2 ** (-8 * k / m) for k in range(1, m + 1)]
 
     p = 1
@@ -19,7 +19,7 @@ def reference_slopes(n):
 
 
 @pytest.mark.parametrize("heads", [1, 2, 3, 5, 6, 8, 12, 16, 20, 32, 40, 64, 96])
-def test_slopes_follow_the_paper(heads) -> None:
+def test_slopes_follow_the_paper(heads: int) -> None:
     np.testing.assert_allclose(pe.alibi_slopes(heads), reference_slopes(heads), rtol=1e-15)
 
 
@@ -28,7 +28,7 @@ def test_eight_heads_are_halvings() -> None:
 
 
 @pytest.mark.parametrize("heads", [8, 12, 16, 24, 112])
-def test_slopes_match_bloom_in_transformers(heads) -> None:
+def test_slopes_match_bloom_in_transformers(heads: int) -> None:
     bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")
     # The public build_alibi_tensor: row h holds slope_h * (0, 1, ...) for an unpadded row.
     bias = bloom.build_alibi_tensor(torch.ones(1, 2), heads, torch.float32)
@@ -56,13 +56,13 @@ def test_errors() -> None:
     with pytest.raises(ValueError, match="num_heads must be a positive integer; got 0"):
         pe.alibi_slopes(0)
     with pytest.raises(TypeError, match="num_heads"):
-        pe.alibi_slopes(2.0)
+        pe.alibi_slopes(2.0)  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(ValueError, match="num_heads must be an integer >= 1"):
         ALiBi(0)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
-def test_casting_keeps_the_slopes_float32(dtype) -> None:
+def test_casting_keeps_the_slopes_float32(dtype: torch.dtype) -> None:
     # 12 heads: the paper's slopes are 2^(-8h/8) for h = 1..8, then 2^(-8(2h-1)/16) for h = 1..4
     exact = [2.0 ** (-h) for h in range(1, 9)] + [2.0 ** (-(2 * h - 1) / 2) for h in range(1, 5)]
     alibi = ALiBi(12).to(dtype)

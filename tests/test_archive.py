@@ -40,7 +40,9 @@ def archive(site: SiteBuild, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_the_archive_holds_the_whole_site_and_is_reproducible(site: SiteBuild, archive: Path, tmp_path: Path) -> None:
+def test_the_archive_holds_the_whole_site_and_is_reproducible(
+    site: SiteBuild, archive: Path, tmp_path: Path
+) -> None:
     again = tmp_path / "again.zip"
     make_archive(site.directory, again)
     assert again.read_bytes() == archive.read_bytes()
@@ -133,7 +135,9 @@ def test_the_unzipped_site_works_offline(browser: Browser, http_server: str) -> 
     assert errors == []
 
 
-def test_the_install_page_command_installs_the_served_wheel(http_server: str, tmp_path: Path) -> None:
+def test_the_install_page_command_installs_the_served_wheel(
+    http_server: str, tmp_path: Path
+) -> None:
     """Run the Install page's command against the unzipped site, in a fresh environment."""
     from test_reader import fresh_environment, reader_env
 

@@ -41,7 +41,9 @@ def test_the_sitemap_lists_the_pages(site: SiteBuild) -> None:
     assert "/formula/" in pages
 
 
-def test_every_page_is_local_clean_and_rendered(site: SiteBuild, server: str, page_watch: tuple[Page, list[str], list[str]]) -> None:
+def test_every_page_is_local_clean_and_rendered(
+    site: SiteBuild, server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
     page, outside, errors = page_watch
     for path in site_pages(site):
         page.goto(server + path.lstrip("/"), wait_until="load")
@@ -85,7 +87,9 @@ def test_every_page_is_local_clean_and_rendered(site: SiteBuild, server: str, pa
     assert errors == [], f"console errors: {errors}"
 
 
-def test_light_and_dark_figures_follow_the_palette(server: str, page_watch: tuple[Page, list[str], list[str]]) -> None:
+def test_light_and_dark_figures_follow_the_palette(
+    server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
     page, _, _ = page_watch
     page.goto(server, wait_until="load")
 
@@ -106,7 +110,9 @@ def test_light_and_dark_figures_follow_the_palette(server: str, page_watch: tupl
     assert all("#only-dark" in src for src in shown)
 
 
-def test_instant_navigation_typesets_the_new_page(server: str, page_watch: tuple[Page, list[str], list[str]]) -> None:
+def test_instant_navigation_typesets_the_new_page(
+    server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
     page, outside, errors = page_watch
     page.goto(server, wait_until="load")
     wait_for_math(page)
@@ -118,7 +124,9 @@ def test_instant_navigation_typesets_the_new_page(server: str, page_watch: tuple
     assert errors == []
 
 
-def test_search_finds_rotation_offline(server: str, page_watch: tuple[Page, list[str], list[str]]) -> None:
+def test_search_finds_rotation_offline(
+    server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
     page, outside, errors = page_watch
     page.goto(server, wait_until="load")
     search = page.locator("input.md-search__input")

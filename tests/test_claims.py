@@ -18,7 +18,7 @@ def test_log_exp_divisor_equals_power_form() -> None:  # formula.md
 
 
 @pytest.mark.parametrize("d_model", [16, 64, 128, 512, 4096])
-def test_longest_wavelength_falls_short_of_two_pi_base(d_model) -> None:  # frequencies.md
+def test_longest_wavelength_falls_short_of_two_pi_base(d_model: int) -> None:  # frequencies.md
     assert pe.wavelengths(d_model)[-1] < 2 * np.pi * 10000.0
 
 
@@ -31,7 +31,7 @@ def test_aliased_pair_zero_is_separated_by_the_slow_pairs() -> None:  # frequenc
 
 
 @pytest.mark.parametrize("d_model", [64, 128, 512])
-def test_dot_product_is_not_monotone_near_zero(d_model) -> None:  # rotation.md
+def test_dot_product_is_not_monotone_near_zero(d_model: int) -> None:  # rotation.md
     table = float64_table(np.arange(101), d_model)
     dots = table @ table[0]
     assert np.any(np.diff(dots) > 0)
@@ -287,16 +287,19 @@ def _column_styles(markdown: str) -> list[set[str]]:
         "low_precision",
     ],
 )
-def test_each_number_column_has_one_style(name) -> None:  # formula.md, worked-examples.md, ...
+def test_each_number_column_has_one_style(name: str) -> None:  # formula.md, worked-examples.md, ...
+    import inspect
+    from collections.abc import Callable
+
     from sitegen import claims, tables
 
-    calls = {
+    calls: dict[str, Callable[[], str]] = {
         "encoding": lambda: tables.encoding(20, 20, digits=3),
         "worked_angles": lambda: tables.worked_angles(5, 4),
         "closest_returns": lambda: tables.closest_returns(16, 0, (10, 100, 1000, 100_000)),
         "rotation_checks": lambda: tables.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
         "error_benchmark": tables.error_benchmark,
-        "low_precision": lambda: claims.low_precision_exhaustive.__wrapped__(  # no cache
+        "low_precision": lambda: inspect.unwrap(claims.low_precision_exhaustive)(  # no cache
             16, ((0, 256), (256, 2049), (65_000, 66_000))
         ),
     }

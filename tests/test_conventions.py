@@ -12,11 +12,17 @@ import importlib
 import math
 import os
 import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 import pe
+
+if TYPE_CHECKING:
+    import torch
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
@@ -40,9 +46,9 @@ def columns_of(name: str, d: int) -> list[tuple[str, float]]:
         halves = cosines + sines if name == "musicgen" else sines + cosines
         return halves + [("zero", 0.0)] * (d % 2)
     if name == "marian":
-        sines = [BASE ** (-2 * k / d) for k in range((d + 1) // 2)]
-        cosines = [BASE ** (-2 * k / d) for k in range(d // 2)]
-        return [("sin", r) for r in sines] + [("cos", r) for r in cosines]
+        sine_rates = [BASE ** (-2 * k / d) for k in range((d + 1) // 2)]
+        cosine_rates = [BASE ** (-2 * k / d) for k in range(d // 2)]
+        return [("sin", r) for r in sine_rates] + [("cos", r) for r in cosine_rates]
     if name == "tf_tutorial":
         pairs = math.ceil(d / 2)
         rates = [BASE ** (-k / (d / 2)) for k in range(pairs)]
@@ -83,7 +89,7 @@ def test_every_convention_is_covered() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(WIDTHS))
-def test_exact_mode_matches_the_formula(name) -> None:
+def test_exact_mode_matches_the_formula(name: str) -> None:
     convention = pe.conventions[name]
     positions = np.arange(0, 3000, 7)
     for d in WIDTHS[name]:
@@ -95,7 +101,7 @@ def test_exact_mode_matches_the_formula(name) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(WIDTHS))
-def test_emulated_mode_stays_within_the_libraries_own_rounding(name) -> None:
+def test_emulated_mode_stays_within_the_libraries_own_rounding(name: str) -> None:
     convention = pe.conventions[name]
     positions = np.arange(0, 3000, 7)
     for d in WIDTHS[name]:
@@ -131,7 +137,7 @@ def test_first_positions_and_padding_rows() -> None:
         ("flax", 3, "1 or at least 4 for the flax convention"),
     ],
 )
-def test_widths_a_library_cannot_build_are_refused(name, d_model, pattern) -> None:
+def test_widths_a_library_cannot_build_are_refused(name: str, d_model: int, pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         pe.conventions[name].table(4, d_model)
 
@@ -146,7 +152,7 @@ def test_lookup_errors() -> None:
     with pytest.raises(ValueError, match=r"convention must be one of .*paper.*; got .gpt."):
         pe.convention("gpt")
     with pytest.raises(TypeError, match="d_model must be a positive integer"):
-        pe.conventions["paper"].table(4, 8.0)
+        pe.conventions["paper"].table(4, 8.0)  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(TypeError, match="positions must hold integers"):
         pe.conventions["paper"].table(np.array([0.5]), 8)
     assert pe.convention(pe.conventions["marian"]) is pe.conventions["marian"]
@@ -154,7 +160,7 @@ def test_lookup_errors() -> None:
 
 # ------------------------------------------------------------------ layouts
 @pytest.mark.parametrize("d_model", [1, 2, 5, 8, 64])
-def test_layout_permutation_round_trips(d_model) -> None:
+def test_layout_permutation_round_trips(d_model: int) -> None:
     forward = pe.layout_permutation(d_model, "interleaved", "concatenated")
     backward = pe.layout_permutation(d_model, "concatenated", "interleaved")
     assert sorted(forward.tolist()) == list(range(d_model))
@@ -199,7 +205,7 @@ def test_linear_layer_weights_follow_the_permutation() -> None:
         ("distilbert", "paper", "1 or an even integer >= 2 for the paper convention"),
     ],
 )
-def test_convert_refuses_what_is_not_a_permutation(source, target, pattern) -> None:
+def test_convert_refuses_what_is_not_a_permutation(source: str, target: str, pattern: str) -> None:
     table = np.zeros((3, 7 if source in ("positional_encodings", "distilbert") else 8))
     with pytest.raises(ValueError, match=pattern):
         pe.convert(table, source, target)
@@ -207,13 +213,13 @@ def test_convert_refuses_what_is_not_a_permutation(source, target, pattern) -> N
 
 def test_layout_argument_errors() -> None:
     with pytest.raises(ValueError, match="source must be 'interleaved' or 'concatenated'"):
-        pe.layout_permutation(4, "sideways", "interleaved")
+        pe.layout_permutation(4, "sideways", "interleaved")  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(ValueError, match="d_model must be a positive integer; got 0"):
         pe.layout_permutation(0, "interleaved", "concatenated")
 
 
 # ------------------------------------------------------------------ the libraries
-def require(module: str, package: str):
+def require(module: str, package: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as error:
@@ -230,7 +236,9 @@ def tolerance(convention: pe.Convention, largest_position: int) -> float:
     return 4 * EPS32 * (1 + largest_position)
 
 
-def assert_matches(convention, library_output, ours, largest_position) -> None:
+def assert_matches(
+    convention: pe.Convention, library_output: np.ndarray, ours: np.ndarray, largest_position: int
+) -> None:
     difference = np.abs(np.asarray(library_output, dtype=np.float64) - ours.astype(np.float64))
     assert library_output.shape == ours.shape
     assert difference.max() <= tolerance(convention, largest_position)
@@ -240,7 +248,7 @@ SIZES = [(1, 4), (50, 5), (300, 64), (2048, 512)]
 
 
 @pytest.mark.parametrize(("rows", "d_model"), [(2, 4), (50, 5), (300, 64), (2048, 512)])
-def test_m2m100_and_speech2text(rows, d_model) -> None:
+def test_m2m100_and_speech2text(rows: int, d_model: int) -> None:
     require("transformers", "transformers")
     if d_model < 4:
         pytest.skip("M2M100 needs d_model >= 4 (it divides by d/2 - 1)")
@@ -257,7 +265,7 @@ def test_m2m100_and_speech2text(rows, d_model) -> None:
 
 
 @pytest.mark.parametrize("past", [0, 7, 500])
-def test_m2m100_positions_offsets_and_padding(past) -> None:
+def test_m2m100_positions_offsets_and_padding(past: int) -> None:
     torch = require("torch", "torch")
     require("transformers", "transformers")
     from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
@@ -272,7 +280,7 @@ def test_m2m100_positions_offsets_and_padding(past) -> None:
 
 
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
-def test_marian(rows, d_model) -> None:
+def test_marian(rows: int, d_model: int) -> None:
     torch = require("torch", "torch")
     require("transformers", "transformers")
     from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
@@ -288,7 +296,7 @@ def test_marian(rows, d_model) -> None:
 
 
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
-def test_distilbert_and_xlm(rows, d_model) -> None:
+def test_distilbert_and_xlm(rows: int, d_model: int) -> None:
     torch = require("torch", "torch")
     require("transformers", "transformers")
     from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
@@ -303,7 +311,7 @@ def test_distilbert_and_xlm(rows, d_model) -> None:
 
 
 @pytest.mark.parametrize(("rows", "d_model"), [(1, 4), (1500, 384), (3000, 1280), (100, 8)])
-def test_whisper(rows, d_model) -> None:
+def test_whisper(rows: int, d_model: int) -> None:
     require("transformers", "transformers")
     from transformers.models.whisper.modeling_whisper import sinusoids
 
@@ -315,12 +323,12 @@ def test_whisper(rows, d_model) -> None:
 
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
 @pytest.mark.parametrize("start", [0, 37])
-def test_keras_hub(rows, d_model, start) -> None:
-    if sys.version_info < (3, 11):
-        pytest.skip(
-            "keras-hub 0.25.1, the newest for Python 3.10, imports TensorFlow as it loads; "
-            "the keras_hub convention is checked against the library on Python 3.11+"
-        )
+@pytest.mark.skipif(
+    sys.version_info < (3, 11),
+    reason="keras-hub 0.25.1, the newest for Python 3.10, imports TensorFlow as it loads; "
+    "the keras_hub convention is checked against the library on Python 3.11+",
+)
+def test_keras_hub(rows: int, d_model: int, start: int) -> None:
     keras = require("keras", "keras")
     require("keras_hub", "keras-hub")
     if keras.backend.backend() != "torch":
@@ -337,7 +345,7 @@ def test_keras_hub(rows, d_model, start) -> None:
 
 
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
-def test_positional_encodings_package(rows, d_model) -> None:
+def test_positional_encodings_package(rows: int, d_model: int) -> None:
     torch = require("torch", "torch")
     require("positional_encodings", "positional-encodings")
     from positional_encodings.torch_encodings import PositionalEncoding1D
@@ -359,7 +367,7 @@ LIBRARY_TESTS = {
 
 
 @pytest.mark.parametrize("name", sorted(pe.conventions))
-def test_library_verification_status(name) -> None:
+def test_library_verification_status(name: str) -> None:
     convention = pe.conventions[name]
     if convention.verified_with is None:
         assert name not in LIBRARY_TESTS
@@ -445,7 +453,7 @@ def test_flax_sinusoidal_init_formula() -> None:
 
 
 @pytest.mark.parametrize(("rows", "d_model"), [(1, 4), (50, 5), (300, 64), (2048, 512)])
-def test_musicgen(rows, d_model) -> None:
+def test_musicgen(rows: int, d_model: int) -> None:
     require("transformers", "transformers")
     from transformers.models.musicgen.modeling_musicgen import (
         MusicgenSinusoidalPositionalEmbedding,
@@ -456,12 +464,15 @@ def test_musicgen(rows, d_model) -> None:
     assert_matches(convention, theirs, convention.table(rows, d_model), rows)
 
 
-def _get_embedding(module_path: str, class_name: str):
+def _get_embedding(module_path: str, class_name: str) -> Callable[[int, int, int], torch.Tensor]:
     module = importlib.import_module(f"transformers.models.{module_path}")
-    return getattr(module, class_name).get_embedding
+    get_embedding: Callable[[int, int, int], torch.Tensor] = getattr(
+        module, class_name
+    ).get_embedding
+    return get_embedding
 
 
-MODEL_TABLES = {
+MODEL_TABLES: dict[str, tuple[str, Callable[[int, int], torch.Tensor]]] = {
     "FSMT": (
         "fairseq",
         lambda rows, d: _get_embedding("fsmt.modeling_fsmt", "SinusoidalPositionalEmbedding")(
@@ -495,9 +506,10 @@ MODEL_TABLES = {
 }
 
 
-def _create_weight(module_path: str, class_name: str, rows: int, d: int):
+def _create_weight(module_path: str, class_name: str, rows: int, d: int) -> torch.Tensor:
     module = importlib.import_module(f"transformers.models.{module_path}")
-    return getattr(module, class_name)(rows, d).create_weight()
+    weight: torch.Tensor = getattr(module, class_name)(rows, d).create_weight()
+    return weight
 
 
 MODEL_TABLES["Pegasus"] = (
@@ -514,13 +526,14 @@ MODEL_TABLES["RoFormer"] = (
 )
 
 
-def _pegasus_x(rows: int, d: int):
+def _pegasus_x(rows: int, d: int) -> torch.Tensor:
     import torch
     from transformers.models.pegasus_x.modeling_pegasus_x import (
         PegasusXSinusoidalPositionalEmbedding,
     )
 
-    return PegasusXSinusoidalPositionalEmbedding(d)(torch.zeros(1, rows, d))[0]
+    table: torch.Tensor = PegasusXSinusoidalPositionalEmbedding(d)(torch.zeros(1, rows, d))[0]
+    return table
 
 
 MODEL_TABLES["Pegasus-X"] = ("tensor2tensor", _pegasus_x)
@@ -533,7 +546,7 @@ def test_every_listed_model_is_tested() -> None:
 
 @pytest.mark.parametrize("model", sorted(MODEL_TABLES))
 @pytest.mark.parametrize(("rows", "d_model"), [(50, 5), (300, 64)])
-def test_models_each_preset_covers(model, rows, d_model) -> None:
+def test_models_each_preset_covers(model: str, rows: int, d_model: int) -> None:
     require("torch", "torch")
     require("transformers", "transformers")
     name, build = MODEL_TABLES[model]

@@ -69,7 +69,9 @@ def test_the_docs_have_python_blocks() -> None:
     BLOCKS,
     ids=[f"{b[0].relative_to(DOCS)}:{b[1]}" for b in BLOCKS],
 )
-def test_python_block_is_executed_or_included(page: Path, line: int, info: str, body: list[str]) -> None:
+def test_python_block_is_executed_or_included(
+    page: Path, line: int, info: str, body: list[str]
+) -> None:
     executed = bool(re.search(r'\bexec="(on|1|true|yes)"', info))
     if executed:
         if "source=" not in info:

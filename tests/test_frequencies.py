@@ -9,7 +9,7 @@ import pe
 
 @pytest.mark.parametrize("d_model", [2, 4, 8, 64, 512, 1024])
 @pytest.mark.parametrize("base", [10000.0, 500000.0, 2.0])
-def test_frequencies_match_the_definition(d_model, base) -> None:
+def test_frequencies_match_the_definition(d_model: int, base: float) -> None:
     expected = np.array([base ** (-2 * i / d_model) for i in range(d_model // 2)])
     got = pe.frequencies(d_model, base)
     assert got.dtype == np.float64
@@ -34,7 +34,7 @@ def test_frequencies_fall_by_a_constant_ratio() -> None:
 
 
 @pytest.mark.parametrize("d_model", [2, 16, 512])
-def test_wavelength_range_is_two_pi_to_two_pi_base_power(d_model) -> None:
+def test_wavelength_range_is_two_pi_to_two_pi_base_power(d_model: int) -> None:
     wavelength = pe.wavelengths(d_model)
     assert wavelength[0] == pytest.approx(2 * math.pi, rel=1e-15)
     longest = 2 * math.pi * 10000.0 ** ((d_model - 2) / d_model)

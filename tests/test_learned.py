@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -12,6 +14,7 @@ def test_adds_its_rows_and_learns_them() -> None:
     torch.testing.assert_close(embed(x, offset=3)[0], embed.weight[3:9])
     assert embed.weight.requires_grad
     embed(x).sum().backward()
+    assert embed.weight.grad is not None
     assert embed.weight.grad[:6].abs().sum() > 0
     assert embed.weight.grad[6:].abs().sum() == 0  # untouched rows get no gradient
 
@@ -54,7 +57,7 @@ def test_layouts_and_explicit_positions() -> None:
         ({"max_len": 4, "d_model": 4, "dropout": 1.5}, ValueError, "dropout"),
     ],
 )
-def test_constructor_errors(kwargs, error, pattern) -> None:
+def test_constructor_errors(kwargs: dict[str, Any], error: type[Exception], pattern: str) -> None:
     with pytest.raises(error, match=pattern):
         LearnedPositionalEmbedding(**kwargs)
 
@@ -79,7 +82,7 @@ def test_numpy_and_list_positions_are_accepted() -> None:
 
 
 @pytest.mark.parametrize("shape", [(2,), (4,), (1, 3), (2, 2, 3), (3, 2)])
-def test_positions_of_the_wrong_shape_are_refused(shape) -> None:
+def test_positions_of_the_wrong_shape_are_refused(shape: tuple[int, ...]) -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
     positions = torch.zeros(shape, dtype=torch.long)
     with pytest.raises(ValueError, match=r"positions must have shape \(3,\) or \(2, 3\)"):
@@ -109,7 +112,7 @@ def test_four_dimensional_input_is_refused() -> None:
         (True, TypeError),
     ],
 )
-def test_bad_init_std(init_std, error) -> None:
+def test_bad_init_std(init_std: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match=r"init_std must be a finite real number >= 0; got"):
         LearnedPositionalEmbedding(max_len=4, d_model=4, init_std=init_std)
 

@@ -94,7 +94,9 @@ def message(widget: Locator, name: str) -> str:
     return box.inner_text() if box.is_visible() else ""
 
 
-def read_cell(widget: Locator, position: int, dimension: int, *, keyboard: bool = False) -> dict[str, float]:
+def read_cell(
+    widget: Locator, position: int, dimension: int, *, keyboard: bool = False
+) -> dict[str, float]:
     """Point at a cell with the mouse (or walk to it with the arrow keys) and read it."""
     canvas = widget.locator('[data-role="heatmap"]')
     d_model = int(widget.locator('[data-control="d"]').input_value())
@@ -159,7 +161,9 @@ def test_two_positions_match_pe(page: Page, server: str) -> None:
     check_offset_only(widget)
 
 
-def check_two_positions(widget: Locator, d_model: int, base: float, length: int, p: int, q: int, pair: int) -> None:
+def check_two_positions(
+    widget: Locator, d_model: int, base: float, length: int, p: int, q: int, pair: int
+) -> None:
     set_control(widget, "d", d_model)
     set_control(widget, "base", base)
     set_control(widget, "length", length)
@@ -386,9 +390,15 @@ def test_figures_are_named_and_follow_the_state(page: Page, server: str) -> None
         assert len(canvas.get_attribute("aria-label") or "") > 60
     set_control(widget, "d", 128)
     set_control(widget, "p", 20)
-    assert "128 dimensions" in (widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or "")
-    assert "position 20" in (widget.locator('[data-role="similarity"]').get_attribute("aria-label") or "")
-    assert "d_model 128" in (widget.locator('[data-role="waves"]').get_attribute("aria-label") or "")
+    assert "128 dimensions" in (
+        widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
+    )
+    assert "position 20" in (
+        widget.locator('[data-role="similarity"]').get_attribute("aria-label") or ""
+    )
+    assert "d_model 128" in (
+        widget.locator('[data-role="waves"]').get_attribute("aria-label") or ""
+    )
     check_wave_legend(widget)
     # The palette switch redraws in the other scheme's colours.
     scale = widget.locator(".pe-scale-bar")
@@ -440,7 +450,9 @@ def test_sliders_work_from_the_keyboard(page: Page, server: str) -> None:
     slider.focus()
     page.keyboard.press("ArrowRight")
     assert widget.locator('[data-control="d"]').input_value() == "66"
-    assert "66 dimensions" in (widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or "")
+    assert "66 dimensions" in (
+        widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
+    )
     q = widget.locator('[data-slider="q"]')
     q.focus()
     page.keyboard.press("End")
@@ -590,7 +602,9 @@ def test_focus_is_visible_on_every_control(browser: Browser, server: str, scheme
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_violation_in_the_playground(browser: Browser, server: str, scheme: str) -> None:
+def test_axe_finds_no_violation_in_the_playground(
+    browser: Browser, server: str, scheme: str
+) -> None:
     from axe_playwright_python.base import AXE_FILE_PATH
 
     with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):

@@ -40,7 +40,7 @@ def test_errors() -> None:
     with pytest.raises(TypeError, match="input_ids must be an integer tensor"):
         position_ids(torch.zeros(2, 3), pad_id=0)
     with pytest.raises(TypeError, match="pad_id must be an integer"):
-        position_ids(torch.zeros(2, 3, dtype=torch.long), pad_id=0.5)
+        position_ids(torch.zeros(2, 3, dtype=torch.long), pad_id=0.5)  # type: ignore[arg-type]  # wrong on purpose
 
 
 def test_pad_id_outside_the_dtype_is_refused() -> None:

@@ -25,7 +25,7 @@ def test_rotation_error_is_rounding_and_detects_a_wrong_offset() -> None:
 
 
 @pytest.mark.parametrize(("length", "d_model"), [(300, 4), (200, 2), (150, 16)])
-def test_uniqueness_matches_all_pairs(length, d_model) -> None:
+def test_uniqueness_matches_all_pairs(length: int, d_model: int) -> None:
     table = float64_table(np.arange(length), d_model)
     distances = np.linalg.norm(table[:, None, :] - table[None, :, :], axis=-1)
     distances[np.arange(length), np.arange(length)] = np.inf
@@ -55,4 +55,4 @@ def test_extrapolation_errors() -> None:
     with pytest.raises(ValueError, match="train_length=100, test_length=100"):
         pe.extrapolation(100, 100, 8)
     with pytest.raises(TypeError, match="test_length"):
-        pe.extrapolation(10, 20.0, 8)
+        pe.extrapolation(10, 20.0, 8)  # type: ignore[arg-type]  # wrong on purpose

@@ -122,7 +122,9 @@ class Run:
         return self.returncode == 0 and self.stdout.rstrip("\n") == self.shown.rstrip("\n")
 
 
-def run_script(python: Path, folder: Path, name: str, code: str) -> subprocess.CompletedProcess[str]:
+def run_script(
+    python: Path, folder: Path, name: str, code: str
+) -> subprocess.CompletedProcess[str]:
     """Write `code` to ``folder/name`` and run it there, as a reader would."""
     path = folder / name
     path.write_text(code + "\n")
@@ -160,7 +162,11 @@ def environment(served_wheel: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 @pytest.fixture(scope="module")
-def runs(pages: dict[str, list[reader.Block]], environment: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
+def runs(
+    pages: dict[str, list[reader.Block]],
+    environment: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> list[Run]:
     jobs = [
         (page, number, block)
         for page, blocks in pages.items()
@@ -182,7 +188,9 @@ def _outcome(result: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
     return result.returncode, result.stdout, result.stderr
 
 
-def test_the_environment_has_only_the_wheel_numpy_and_torch(environment: Path, tmp_path: Path) -> None:
+def test_the_environment_has_only_the_wheel_numpy_and_torch(
+    environment: Path, tmp_path: Path
+) -> None:
     probe = (
         "import importlib.util, sys, pe\n"
         "print(pe.__file__)\n"
@@ -197,7 +205,9 @@ def test_the_environment_has_only_the_wheel_numpy_and_torch(environment: Path, t
     assert missing == "[]"
 
 
-def test_every_copied_python_block_runs_and_prints_what_the_page_shows(pages: dict[str, list[reader.Block]], runs: list[Run]) -> None:
+def test_every_copied_python_block_runs_and_prints_what_the_page_shows(
+    pages: dict[str, list[reader.Block]], runs: list[Run]
+) -> None:
     no_copy = sum(
         1
         for blocks in pages.values()
@@ -230,7 +240,9 @@ def test_every_copied_python_block_runs_and_prints_what_the_page_shows(pages: di
         RESULTS.write_text(recorded)  # then README.md is stale: make readme shows the new counts
 
 
-def test_no_python_block_is_copyable_that_is_not_a_program(pages: dict[str, list[reader.Block]]) -> None:
+def test_no_python_block_is_copyable_that_is_not_a_program(
+    pages: dict[str, list[reader.Block]],
+) -> None:
     """Console sessions and signatures are not programs: the page marks them no-copy."""
     for page, blocks in pages.items():
         for block in blocks:

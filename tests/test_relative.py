@@ -1,3 +1,5 @@
+from typing import Any
+
 import pytest
 import torch
 
@@ -6,7 +8,9 @@ from pe.nn import RelativePositionBias, relative_position_bucket
 
 @pytest.mark.parametrize("bidirectional", [True, False])
 @pytest.mark.parametrize(("num_buckets", "max_distance"), [(32, 128), (8, 20), (64, 512)])
-def test_buckets_match_t5_in_transformers(bidirectional, num_buckets, max_distance) -> None:
+def test_buckets_match_t5_in_transformers(
+    bidirectional: bool, num_buckets: int, max_distance: int
+) -> None:
     t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
     offsets = torch.arange(-1500, 1500)
     ours = relative_position_bucket(
@@ -72,7 +76,7 @@ def test_parameters_and_device() -> None:
         ({"num_heads": 2, "bidirectional": "yes"}, TypeError, "bidirectional"),
     ],
 )
-def test_errors(kwargs, error, pattern) -> None:
+def test_errors(kwargs: dict[str, Any], error: type[Exception], pattern: str) -> None:
     with pytest.raises(error, match=pattern):
         RelativePositionBias(**kwargs)
 
@@ -85,7 +89,9 @@ def test_bucket_errors() -> None:
 @pytest.mark.parametrize(
     ("bidirectional", "max_distance"), [(True, 8), (True, 4), (False, 16), (False, 10)]
 )
-def test_small_max_distance_stays_in_range_where_t5_does_not(bidirectional, max_distance) -> None:
+def test_small_max_distance_stays_in_range_where_t5_does_not(
+    bidirectional: bool, max_distance: int
+) -> None:
     transformers_t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
     offsets = torch.arange(-40, 41)
     theirs = transformers_t5.T5Attention._relative_position_bucket(
@@ -102,7 +108,9 @@ def test_small_max_distance_stays_in_range_where_t5_does_not(bidirectional, max_
 
 
 @pytest.mark.parametrize(("bidirectional", "max_distance"), [(True, 9), (False, 17), (True, 128)])
-def test_matches_t5_when_max_distance_exceeds_the_exact_buckets(bidirectional, max_distance) -> None:
+def test_matches_t5_when_max_distance_exceeds_the_exact_buckets(
+    bidirectional: bool, max_distance: int
+) -> None:
     transformers_t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
     offsets = torch.arange(-300, 301)
     theirs = transformers_t5.T5Attention._relative_position_bucket(

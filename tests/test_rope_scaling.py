@@ -2,12 +2,16 @@
 
 import copy
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
 
 import pe
 from sitegen.rope import PUBLISHED, Published, frequencies_of
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedConfig
 
 transformers = pytest.importorskip("transformers")
 rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
@@ -24,7 +28,9 @@ def float32_bound(base: float) -> float:
     return 2.0**-24 * (6.0 + math.log(base))
 
 
-def transformers_frequencies(entry: Published, seq_len):
+def transformers_frequencies(
+    entry: Published, seq_len: int | None
+) -> tuple[np.ndarray, float, "PreTrainedConfig"]:
     if "partial_rotary_factor" in entry.config:  # Phi's classes read the rotated fraction
         phi = pytest.importorskip("transformers.models.phi.modeling_phi")
         config = transformers.PhiConfig(**copy.deepcopy(entry.config))
@@ -38,7 +44,7 @@ def transformers_frequencies(entry: Published, seq_len):
     return frequencies.double().numpy(), float(attention_factor), config
 
 
-def lengths(entry: Published):
+def lengths(entry: Published) -> list[int | None]:
     """Lengths at which the rule is compared: unset, the trained length, and beyond."""
     longest = entry.config["max_position_embeddings"]
     return [None, longest // 2, longest, 2 * longest]
@@ -52,7 +58,7 @@ def test_at_least_six_model_families_and_every_rule() -> None:
 
 
 @pytest.mark.parametrize("entry", PUBLISHED, ids=[entry.model for entry in PUBLISHED])
-def test_matches_transformers_on_published_configs(entry) -> None:
+def test_matches_transformers_on_published_configs(entry: Published) -> None:
     for seq_len in lengths(entry):
         theirs, their_factor, _ = transformers_frequencies(entry, seq_len)
         ours = frequencies_of(entry, seq_len)
@@ -208,6 +214,8 @@ def test_partial_rotary_rotates_the_first_fraction() -> None:
         ),
     ],
 )
-def test_errors_name_the_key_and_the_value(kwargs, error, message) -> None:
+def test_errors_name_the_key_and_the_value(
+    kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
     with pytest.raises(error, match=message):
         pe.rope_frequencies(8, **kwargs)

@@ -8,14 +8,14 @@ from pe.nn import RotaryEmbedding, convert_rotary_layout
 from sitegen.rope import by_model
 
 
-def scores(rope, q, k, m, n):
+def scores(rope: RotaryEmbedding, q: torch.Tensor, k: torch.Tensor, m: int, n: int) -> float:
     """q at position m against k at position n, after rotation."""
     q_rot = rope.rotate(q[None, :], positions=torch.tensor([m]))[0]
     k_rot = rope.rotate(k[None, :], positions=torch.tensor([n]))[0]
     return float(q_rot.double() @ k_rot.double())
 
 
-def relative_property_gap(rope, head_dim: int=16, seed: int=0):
+def relative_property_gap(rope: RotaryEmbedding, head_dim: int = 16, seed: int = 0) -> float:
     """Largest change of the score when both positions move by the same amount."""
     torch.manual_seed(seed)
     q, k = torch.randn(head_dim), torch.randn(head_dim)
@@ -28,14 +28,16 @@ def relative_property_gap(rope, head_dim: int=16, seed: int=0):
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
-def test_scores_depend_only_on_the_offset(layout) -> None:
+def test_scores_depend_only_on_the_offset(layout: str) -> None:
     assert relative_property_gap(RotaryEmbedding(16, layout=layout)) < 1e-4
 
 
 class SwappedSignRotary(RotaryEmbedding):
     """A wrong RoPE: one sine with the wrong sign (a reflection, not a rotation)."""
 
-    def rotate(self, x, *, offset: int=0, positions=None):
+    def rotate(
+        self, x: torch.Tensor, *, offset: int = 0, positions: torch.Tensor | None = None
+    ) -> torch.Tensor:
         table = __import__("pe.nn", fromlist=["sinusoidal"]).sinusoidal(positions, self.head_dim)
         sin, cos = table[..., 0::2], table[..., 1::2]
         first, second = x[..., 0::2], x[..., 1::2]
@@ -133,7 +135,9 @@ def test_checkpoint_conversion_permutes_each_heads_projection_rows() -> None:
     w_q, w_k = torch.randn(heads * head_dim, d_model), torch.randn(heads * head_dim, d_model)
     x = torch.randn(seq, d_model)
 
-    def per_head_rows(weight):  # (heads * head_dim, d) -> rows of each head reordered
+    def per_head_rows(
+        weight: torch.Tensor,
+    ) -> torch.Tensor:  # (heads * head_dim, d) -> rows of each head reordered
         rows = weight.view(heads, head_dim, d_model).transpose(1, 2)
         return convert_rotary_layout(rows, "interleaved", "half").transpose(1, 2).reshape_as(weight)
 
@@ -141,10 +145,10 @@ def test_checkpoint_conversion_permutes_each_heads_projection_rows() -> None:
     reshaped = w_q.view(heads, head_dim // 2, 2, d_model).transpose(1, 2).reshape_as(w_q)
     torch.testing.assert_close(per_head_rows(w_q), reshaped)
 
-    def scores(w_q, w_k, layout):
+    def scores(w_q: torch.Tensor, w_k: torch.Tensor, layout: str) -> torch.Tensor:
         rope = RotaryEmbedding(head_dim, layout=layout)
-        q = (x @ w_q.T).view(seq, heads, head_dim).transpose(0, 1)
-        k = (x @ w_k.T).view(seq, heads, head_dim).transpose(0, 1)
+        q: torch.Tensor = (x @ w_q.T).view(seq, heads, head_dim).transpose(0, 1)
+        k: torch.Tensor = (x @ w_k.T).view(seq, heads, head_dim).transpose(0, 1)
         q, k = rope(q, k)
         return q @ k.transpose(-1, -2)
 
@@ -199,7 +203,7 @@ def test_casting_the_module_does_not_round_the_frequencies() -> None:
 @pytest.mark.parametrize(
     "config_name", ["Qwen2.5 7B Instruct", "Phi-3.5 mini instruct", "Llama 3.1 8B", "Phi-2"]
 )
-def test_matches_transformers_rotary_module_end_to_end(config_name) -> None:
+def test_matches_transformers_rotary_module_end_to_end(config_name: str) -> None:
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
     from test_rope_scaling import transformers_frequencies
@@ -276,7 +280,9 @@ def test_batch_seq_position_ids_are_shared_by_the_heads_even_when_batch_equals_h
         ((5, 8), (2, 5), "ambiguous"),
     ],
 )
-def test_ambiguous_position_shapes_raise(x_shape, positions_shape, message) -> None:
+def test_ambiguous_position_shapes_raise(
+    x_shape: tuple[int, ...], positions_shape: tuple[int, ...], message: str
+) -> None:
     rope = RotaryEmbedding(8)
     with pytest.raises(ValueError, match=message):
         rope.rotate(torch.zeros(x_shape), positions=torch.zeros(positions_shape, dtype=torch.long))
@@ -313,7 +319,9 @@ def test_from_config_reads_published_configs() -> None:
 
 
 # --8<-- [start:decode]
-def prefill_and_decode_scores(rope, q, k, prompt):
+def prefill_and_decode_scores(
+    rope: RotaryEmbedding, q: torch.Tensor, k: torch.Tensor, prompt: int
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Scores of every query against every key: all at once, and one token at a time."""
     q_all, k_all = rope(q, k)
     at_once = q_all @ k_all.transpose(-1, -2)
@@ -344,7 +352,7 @@ def test_dynamic_scaling_is_the_same_in_prefill_and_in_decoding() -> None:
         torch.testing.assert_close(row[..., 0, :], at_once[..., t, : t + 1], atol=1e-5, rtol=1e-5)
 
     # The other choice (transformers'): frequencies from the length of each call.
-    def per_call(length):
+    def per_call(length: int) -> RotaryEmbedding:
         return RotaryEmbedding.from_config(config, seq_len=length)
 
     grown = per_call(40)
@@ -377,7 +385,7 @@ def test_left_padding_and_a_cache_offset_give_the_prefill_scores() -> None:
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager"])
-def test_compiles_with_fullgraph(backend) -> None:
+def test_compiles_with_fullgraph(backend: str) -> None:
     torch._dynamo.reset()
     rope = RotaryEmbedding(
         16,

@@ -5,7 +5,7 @@ from reference import float64_table
 import pe
 
 
-def explicit(p, q, d_model):
+def explicit(p: int, q: int, d_model: int) -> tuple[float, float, float]:
     a, b = float64_table(np.array([p, q]), d_model)
     return (
         float(a @ b),
@@ -16,7 +16,7 @@ def explicit(p, q, d_model):
 
 @pytest.mark.parametrize(("p", "q"), [(0, 0), (0, 1), (5, 3), (100, 4000), (-7, 12), (10, 10_010)])
 @pytest.mark.parametrize("d_model", [2, 16, 128])
-def test_measures_match_explicit_vectors(p, q, d_model) -> None:
+def test_measures_match_explicit_vectors(p: int, q: int, d_model: int) -> None:
     dot, cosine, distance = explicit(p, q, d_model)
     assert pe.similarity(p, q, d_model, measure="dot") == pytest.approx(dot, abs=1e-11)
     assert pe.similarity(p, q, d_model) == pytest.approx(cosine, abs=1e-12)
@@ -44,7 +44,7 @@ def test_broadcasting_gives_matrices() -> None:
 
 def test_similarity_errors() -> None:
     with pytest.raises(ValueError, match="measure must be"):
-        pe.similarity(0, 1, 8, measure="euclid")
+        pe.similarity(0, 1, 8, measure="euclid")  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(ValueError, match=r"broadcast together; got shapes \(2,\) and \(3,\)"):
         pe.similarity([0, 1], [0, 1, 2], 8)
     with pytest.raises(TypeError, match="q must hold integers"):
@@ -76,4 +76,4 @@ def test_closest_return_errors() -> None:
     with pytest.raises(ValueError, match="max_offset must be an integer >= 1; got 0"):
         pe.closest_return(0, 8, max_offset=0)
     with pytest.raises(TypeError, match="pair must be an integer"):
-        pe.closest_return(0.0, 8, max_offset=10)
+        pe.closest_return(0.0, 8, max_offset=10)  # type: ignore[arg-type]  # wrong on purpose

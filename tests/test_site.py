@@ -140,7 +140,9 @@ for v in ("light", "dark"):
 """
 
 
-def test_figure_cache_reruns_only_the_edited_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_figure_cache_reruns_only_the_edited_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     scripts = tmp_path / "scripts"
     scripts.mkdir()
     (scripts / "_figstyle.py").write_text("")
@@ -159,7 +161,9 @@ def test_figure_cache_reruns_only_the_edited_script(tmp_path: Path, monkeypatch:
     assert set(report.outputs) == expected
 
 
-def test_table_cache_recomputes_when_an_input_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_table_cache_recomputes_when_an_input_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     inputs = tmp_path / "inputs"
     inputs.mkdir()
     source = inputs / "module.py"

@@ -249,7 +249,10 @@ if __name__ == "__main__":
     assert float(found["rotation residual, right"]) < 1e-12
     assert float(found["rotation residual, per-dimension exponent"]) > 0.1
     assert float(found["norm spread, per-dimension exponent"]) > 1.0
-    assert float(found["longest wavelength, i instead of 2i"]) < float(found["longest wavelength, right"]) / 50
+    assert (
+        float(found["longest wavelength, i instead of 2i"])
+        < float(found["longest wavelength, right"]) / 50
+    )
     assert float(found["i-vs-2i equals base sqrt(b)"]) < 1e-12
     assert float(found["neighbour cosine, right"]) > 0.9
     assert abs(float(found["neighbour cosine, multiplied"])) < 0.2

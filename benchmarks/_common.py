@@ -41,7 +41,7 @@ def cpu_model() -> str:
 
 def environment(threads: int) -> dict[str, Any]:
     """Machine, versions and command line, stored next to every measurement."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for package in ("numpy", "torch"):
         try:
             versions[package] = metadata.version(package)

@@ -25,6 +25,7 @@ import torch
 from _common import environment, write
 
 import pe
+import pe.nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 from tiny_encoder import METHODS, TinyTransformer
@@ -115,7 +116,9 @@ def run(method: str, table: np.ndarray, train_data: torch.Tensor) -> dict[str, A
             )
     result: dict[str, Any] = {"method": method, "train_seconds": seconds, "eval": evaluation}
     if method == "learned":
-        weight = model.embed.position.weight.detach()[:SAVED_ROWS]  # type: ignore[union-attr]
+        position = model.embed.position
+        assert isinstance(position, pe.nn.LearnedPositionalEmbedding)
+        weight = position.weight.detach()[:SAVED_ROWS]
         result["learned_rows"] = np.round(weight.numpy(), 4).tolist()
     return result
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any, TypedDict
 
 import numpy as np
 import torch
@@ -34,6 +35,11 @@ BOOTSTRAP = 2000
 SEED = 0
 
 
+class RatioSummary(TypedDict):
+    median: float
+    ci95: list[float]
+
+
 def calls_per_round(function: Callable[[], object]) -> int:
     """How many back-to-back calls make one timed sample of at least MIN_ROUND_SECONDS."""
     start = time.perf_counter()
@@ -42,7 +48,9 @@ def calls_per_round(function: Callable[[], object]) -> int:
     return max(1, int(np.ceil(MIN_ROUND_SECONDS / once)))
 
 
-def interleaved(functions: dict[str, Callable[[], object]], rng: np.random.Generator) -> dict:
+def interleaved(
+    functions: dict[str, Callable[..., object]], rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """Seconds per call of each function, ROUNDS samples each, in shuffled order per round."""
     for function in functions.values():
         function()  # warm-up
@@ -60,7 +68,9 @@ def interleaved(functions: dict[str, Callable[[], object]], rng: np.random.Gener
     return {name: np.array(times) for name, times in samples.items()}
 
 
-def ratio_summary(numerator: np.ndarray, denominator: np.ndarray, rng: np.random.Generator) -> dict:
+def ratio_summary(
+    numerator: np.ndarray, denominator: np.ndarray, rng: np.random.Generator
+) -> RatioSummary:
     """Median of the per-round ratios and a bootstrap 95% interval of that median."""
     ratios = numerator / denominator
     draws = rng.integers(0, ratios.size, size=(BOOTSTRAP, ratios.size))
@@ -69,7 +79,7 @@ def ratio_summary(numerator: np.ndarray, denominator: np.ndarray, rng: np.random
     return {"median": float(np.median(ratios)), "ci95": [float(low), float(high)]}
 
 
-def spread(seconds: np.ndarray) -> dict:
+def spread(seconds: np.ndarray) -> dict[str, float]:
     """Median and quartiles, in milliseconds."""
     q1, median, q3 = np.percentile(seconds * 1e3, [25, 50, 75])
     return {"median_ms": float(median), "q1_ms": float(q1), "q3_ms": float(q3)}
@@ -80,7 +90,7 @@ def main() -> None:
     rng = np.random.default_rng(SEED)
     precomputed = SinusoidalPositionalEncoding(D_MODEL, max_len=MAX_LEN).eval()
     on_the_fly = SinusoidalPositionalEncoding(D_MODEL, max_len=None).eval()
-    rows = []
+    rows: list[dict[str, Any]] = []
     with torch.inference_mode():
         for length in LENGTHS:
             x = torch.randn(BATCH, length, D_MODEL)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import statistics
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any, TypedDict
 
 import mpmath
 import numpy as np
@@ -45,8 +47,36 @@ SPEED_REPEATS = 7
 mpmath.mp.dps = 50
 
 
-def modules(scaling: dict[str, float] | None) -> tuple[RotaryEmbedding, LlamaRotaryEmbedding]:
-    config = {
+class Accuracy(TypedDict):
+    """One case of `accuracy`, as rope.json stores it."""
+
+    case: str
+    positions_checked: int
+    pairs_checked: list[int]
+    buckets: list[list[int]]
+    ours_max_error_by_bucket: list[float]
+    transformers_max_error_by_bucket: list[float]
+    ours_max_error: float
+    transformers_max_error: float
+    low_precision: list[dict[str, object]]
+    float16_angles_error_at_1857: float
+
+
+class Speed(TypedDict):
+    """The result of `speed`, as rope.json stores it."""
+
+    q_shape: list[int]
+    k_shape: list[int]
+    repeats: int
+    median_ms: dict[str, float]
+    speedup_vs_transformers_eager: float
+    speedup_vs_transformers_compiled: float
+    compile_seconds: float
+    targets: dict[str, float]
+
+
+def modules(scaling: dict[str, object] | None) -> tuple[RotaryEmbedding, LlamaRotaryEmbedding]:
+    config: dict[str, Any] = {
         "hidden_size": HEAD_DIM * 32,
         "num_attention_heads": 32,
         "max_position_embeddings": 131072,
@@ -63,7 +93,7 @@ def modules(scaling: dict[str, float] | None) -> tuple[RotaryEmbedding, LlamaRot
 
 def sample_positions(seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    chosen = []
+    chosen: list[int] = []
     for low, high in BUCKETS:
         chosen += [low, high - 1, *rng.integers(low, high, PER_BUCKET).tolist()]
     chosen.append(1857)  # a position where float16 angles are known to go wrong
@@ -88,16 +118,17 @@ def by_bucket(positions: np.ndarray, errors: np.ndarray) -> list[float]:
     return [float(worst[(positions >= low) & (positions < high)].max()) for low, high in BUCKETS]
 
 
-def accuracy(name: str, scaling: dict[str, float] | None) -> dict[str, object]:
+def accuracy(name: str, scaling: dict[str, object] | None) -> Accuracy:
     ours, theirs = modules(scaling)
     positions = sample_positions()
     cos_ref, sin_ref = exact(positions, ours.frequencies)
     pairs = list(PAIRS)
 
     def error(cos: torch.Tensor, sin: torch.Tensor) -> np.ndarray:
-        c = cos.double().numpy()[:, pairs]
-        s = sin.double().numpy()[:, pairs]
-        return np.maximum(np.abs(c - cos_ref), np.abs(s - sin_ref))
+        c: np.ndarray = cos.double().numpy()[:, pairs]
+        s: np.ndarray = sin.double().numpy()[:, pairs]
+        worst: np.ndarray = np.maximum(np.abs(c - cos_ref), np.abs(s - sin_ref))
+        return worst
 
     # Ours: rows of the cached table (the same rows the module rotates with).
     table_cos, table_sin = ours.table(int(positions.max()) + 1)
@@ -108,7 +139,7 @@ def accuracy(name: str, scaling: dict[str, float] | None) -> dict[str, object]:
     hf_cos, hf_sin = theirs(x, index[None])
     theirs_error = error(hf_cos[0, :, : HEAD_DIM // 2], hf_sin[0, :, : HEAD_DIM // 2])
 
-    low_precision = []
+    low_precision: list[dict[str, object]] = []
     for dtype in (torch.bfloat16, torch.float16):
         label = str(dtype).removeprefix("torch.")
         variants = {
@@ -164,7 +195,7 @@ def accuracy(name: str, scaling: dict[str, float] | None) -> dict[str, object]:
     }
 
 
-def speed() -> dict[str, object]:
+def speed() -> Speed:
     torch.manual_seed(0)
     q = torch.randn(1, 32, 4096, HEAD_DIM)
     k = torch.randn(1, 8, 4096, HEAD_DIM)
@@ -189,7 +220,7 @@ def speed() -> dict[str, object]:
     compiled_ours(q, k)
     compile_seconds = time.perf_counter() - started
 
-    candidates = {
+    candidates: dict[str, Callable[[], object]] = {
         "transformers eager": transformers_eager,
         "transformers compiled": lambda: compiled_theirs(q, k, position_ids),
         "pe eager (cached table)": ours_eager,

@@ -246,19 +246,22 @@ def symptoms() -> dict[str, float | int | bool | str]:
 
 if __name__ == "__main__":
     found = symptoms()
-    assert found["rotation residual, right"] < 1e-12
-    assert found["rotation residual, per-dimension exponent"] > 0.1
-    assert found["norm spread, per-dimension exponent"] > 1.0
-    assert found["longest wavelength, i instead of 2i"] < found["longest wavelength, right"] / 50
-    assert found["i-vs-2i equals base sqrt(b)"] < 1e-12
-    assert found["neighbour cosine, right"] > 0.9
-    assert abs(found["neighbour cosine, multiplied"]) < 0.2
+    assert float(found["rotation residual, right"]) < 1e-12
+    assert float(found["rotation residual, per-dimension exponent"]) > 0.1
+    assert float(found["norm spread, per-dimension exponent"]) > 1.0
+    assert (
+        float(found["longest wavelength, i instead of 2i"])
+        < float(found["longest wavelength, right"]) / 50
+    )
+    assert float(found["i-vs-2i equals base sqrt(b)"]) < 1e-12
+    assert float(found["neighbour cosine, right"]) > 0.9
+    assert abs(float(found["neighbour cosine, multiplied"])) < 0.2
     assert found["padding rows equal to row 511"] is True
     assert np.array_equal(right_ids, [[0, 0, 0, 1, 2], [0, 1, 2, 3, 0]])
     assert found["layout: distinct encodings along the sequence"] == 1
     assert found["layout: distinct encodings along the batch"] == 4
-    assert found["bfloat16 angles, positions 2048-4095"] > 0.5
-    assert found["float32 angles, positions 2048-4095"] < 1e-3
+    assert float(found["bfloat16 angles, positions 2048-4095"]) > 0.5
+    assert float(found["float32 angles, positions 2048-4095"]) < 1e-3
     assert "size" in str(found["odd d_model error"])
     for name, value in found.items():
         print(f"{name}: {value}")

@@ -20,7 +20,9 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+import matplotlib.rcsetup
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ DARK = Theme(
 THEMES = (LIGHT, DARK)
 
 
-def rc(theme: Theme) -> dict[str, object]:
+def rc(theme: Theme) -> dict[RcKeyType, object]:
     """Matplotlib settings for `theme`: transparent background, themed ink."""
     return {
         "figure.figsize": (7.2, 3.6),
@@ -71,7 +73,7 @@ def rc(theme: Theme) -> dict[str, object]:
         "axes.edgecolor": theme.muted,
         "axes.labelcolor": theme.text,
         "axes.titlecolor": theme.text,
-        "axes.prop_cycle": matplotlib.cycler(color=list(theme.series)),
+        "axes.prop_cycle": matplotlib.rcsetup.cycler(color=list(theme.series)),
         "axes.grid": False,
         "grid.color": theme.grid,
         "grid.linewidth": 0.6,

@@ -20,7 +20,8 @@ def smoothed(values: np.ndarray, centres: np.ndarray, spread: float = 0.1) -> np
     running = np.concatenate([[0.0], np.cumsum(values)])
     low = np.maximum(1, (centres * (1 - spread)).astype(int))
     high = np.minimum(values.size, (centres * (1 + spread)).astype(int) + 1)
-    return (running[high] - running[low - 1]) / (high - low + 1)
+    means: np.ndarray = (running[high] - running[low - 1]) / (high - low + 1)
+    return means
 
 
 def draw(theme: Theme) -> Figure:

@@ -24,6 +24,7 @@ def draw(theme: Theme) -> Figure:
         axes.set_title(f"{length} positions")
         axes.set_xlabel("dimension")
         axes.set_ylabel("position")
+    assert image is not None
     bar = figure.colorbar(image, ax=panels, fraction=0.04, pad=0.02)
     bar.outline.set_edgecolor(theme.muted)
     figure.suptitle(f"d_model = {D_MODEL}: short sequences use only the left columns", fontsize=10)

@@ -13,10 +13,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import sitegen.offline
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page, Route
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,7 +120,7 @@ CHROMIUM_FLAGS = [
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     """Debian's Chromium driven by Playwright; skipped locally without it, fatal in CI."""
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if executable is None:
@@ -134,8 +138,8 @@ def browser() -> Iterator[object]:
 
 @contextlib.contextmanager
 def watched_page(
-    browser, base: str, **options: object
-) -> Iterator[tuple[object, list[str], list[str]]]:
+    browser: Browser, base: str, **options: Any
+) -> Iterator[tuple[Page, list[str], list[str]]]:
     """A fresh page that blocks every request not to `base`, and records console errors.
 
     Yields ``(page, outside, errors)``: the blocked URLs and the error messages.
@@ -147,7 +151,7 @@ def watched_page(
     outside: list[str] = []
     errors: list[str] = []
 
-    def route(route):
+    def route(route: Route) -> None:
         url = route.request.url
         if url.startswith((base, "data:", "blob:")):
             route.continue_()
@@ -164,7 +168,7 @@ def watched_page(
         context.close()
 
 
-def wait_for_math(page) -> None:
+def wait_for_math(page: Page) -> None:
     """Check that every formula is MathML (written at build time, there is nothing to wait for)."""
     page.wait_for_function(
         "() => document.querySelectorAll('.arithmatex math').length"

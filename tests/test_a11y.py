@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import shutil
 import time
+from typing import TYPE_CHECKING
 
 import pytest
-from conftest import CHROMIUM_FLAGS
+from conftest import CHROMIUM_FLAGS, SiteBuild
 
 from sitegen import screens
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +25,7 @@ pytestmark = pytest.mark.browser
 SKIP_AXE: dict[str, set[str]] = {}
 
 
-def launch(playwright):
+def launch(playwright: Playwright) -> Browser:
     """Chromium as the `browser` fixture starts it, for a thread of its own."""
     return playwright.chromium.launch(
         executable_path=shutil.which("chromium") or shutil.which("chromium-browser"),
@@ -29,7 +33,9 @@ def launch(playwright):
     )
 
 
-def test_no_page_scrolls_sideways_and_axe_finds_nothing(site, server, browser):
+def test_no_page_scrolls_sideways_and_axe_finds_nothing(
+    site: SiteBuild, server: str, browser: Browser
+) -> None:
     paths = screens.site_pages(site.directory)
     assert len(paths) >= 20
     start = time.perf_counter()
@@ -44,7 +50,7 @@ def test_no_page_scrolls_sideways_and_axe_finds_nothing(site, server, browser):
     print(f"{result.checks} page views, {result.axe_runs} axe runs in {seconds:.0f} s")
 
 
-def test_the_check_sees_sideways_scrolling_and_violations(server, browser):
+def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: Browser) -> None:
     """The checker is not blind: a page made too wide, with a low-contrast line, fails."""
     context = browser.new_context(viewport={"width": 375, "height": 800})
     page = context.new_page()

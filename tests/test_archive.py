@@ -18,25 +18,31 @@ import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
-from conftest import wait_for_math, watched_page
+from conftest import SiteBuild, wait_for_math, watched_page
 
 import pe
 from sitegen.archive import TOP, make_archive
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def archive(site, tmp_path_factory) -> Path:
+def archive(site: SiteBuild, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("download") / "pe-site.zip"
     make_archive(site.directory, path)
     return path
 
 
-def test_the_archive_holds_the_whole_site_and_is_reproducible(site, archive, tmp_path):
+def test_the_archive_holds_the_whole_site_and_is_reproducible(
+    site: SiteBuild, archive: Path, tmp_path: Path
+) -> None:
     again = tmp_path / "again.zip"
     make_archive(site.directory, again)
     assert again.read_bytes() == archive.read_bytes()
@@ -50,13 +56,13 @@ def test_the_archive_holds_the_whole_site_and_is_reproducible(site, archive, tmp
         assert bundle.read(f"{TOP}/index.html") == (site.directory / "index.html").read_bytes()
 
 
-def test_making_an_archive_without_a_site_says_so(tmp_path):
+def test_making_an_archive_without_a_site_says_so(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="make build"):
         make_archive(tmp_path / "missing", tmp_path / "out.zip")
 
 
 @pytest.fixture(scope="module")
-def http_server(archive, tmp_path_factory) -> Iterator[str]:
+def http_server(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Unzip the archive and serve it with ``python -m http.server``, as a reader would."""
     where = tmp_path_factory.mktemp("unzipped")
     with zipfile.ZipFile(archive) as bundle:
@@ -86,7 +92,7 @@ def http_server(archive, tmp_path_factory) -> Iterator[str]:
     server.wait(timeout=10)
 
 
-def test_the_unzipped_site_works_offline(browser, http_server):
+def test_the_unzipped_site_works_offline(browser: Browser, http_server: str) -> None:
     with watched_page(browser, http_server) as (page, outside, errors):
         # Math, written as MathML when the site was built.
         page.goto(http_server + "formula/", wait_until="load")
@@ -129,7 +135,9 @@ def test_the_unzipped_site_works_offline(browser, http_server):
     assert errors == []
 
 
-def test_the_install_page_command_installs_the_served_wheel(http_server, tmp_path):
+def test_the_install_page_command_installs_the_served_wheel(
+    http_server: str, tmp_path: Path
+) -> None:
     """Run the Install page's command against the unzipped site, in a fresh environment."""
     from test_reader import fresh_environment, reader_env
 

@@ -8,35 +8,42 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 import pytest
-from conftest import wait_for_math, watched_page
+from conftest import SiteBuild, wait_for_math, watched_page
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
 
 
-def site_pages(site) -> list[str]:
+def site_pages(site: SiteBuild) -> list[str]:
     """Paths of every page, read from the sitemap MkDocs wrote."""
     tree = ET.parse(site.directory / "sitemap.xml")
     namespace = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
-    return [urlparse(loc.text).path for loc in tree.findall(".//s:loc", namespace)]
+    return [urlparse(loc.text or "").path for loc in tree.findall(".//s:loc", namespace)]
 
 
 @pytest.fixture
-def page_watch(browser, server):
+def page_watch(browser: Browser, server: str) -> Iterator[tuple[Page, list[str], list[str]]]:
     """A fresh page that blocks and records every non-local request and console error."""
     with watched_page(browser, server) as watched:
         yield watched
 
 
-def test_the_sitemap_lists_the_pages(site):
+def test_the_sitemap_lists_the_pages(site: SiteBuild) -> None:
     pages = site_pages(site)
     assert "/" in pages
     assert "/formula/" in pages
 
 
-def test_every_page_is_local_clean_and_rendered(site, server, page_watch):
+def test_every_page_is_local_clean_and_rendered(
+    site: SiteBuild, server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
     page, outside, errors = page_watch
     for path in site_pages(site):
         page.goto(server + path.lstrip("/"), wait_until="load")
@@ -80,15 +87,18 @@ def test_every_page_is_local_clean_and_rendered(site, server, page_watch):
     assert errors == [], f"console errors: {errors}"
 
 
-def test_light_and_dark_figures_follow_the_palette(server, page_watch):
+def test_light_and_dark_figures_follow_the_palette(
+    server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
     page, _, _ = page_watch
     page.goto(server, wait_until="load")
 
-    def visible_variants():
-        return page.evaluate(
+    def visible_variants() -> list[str]:
+        sources: list[str] = page.evaluate(
             "() => [...document.querySelectorAll('article img')]"
             ".filter(i => i.offsetParent !== null).map(i => i.getAttribute('src'))"
         )
+        return sources
 
     shown = visible_variants()
     assert shown
@@ -100,7 +110,9 @@ def test_light_and_dark_figures_follow_the_palette(server, page_watch):
     assert all("#only-dark" in src for src in shown)
 
 
-def test_instant_navigation_typesets_the_new_page(server, page_watch):
+def test_instant_navigation_typesets_the_new_page(
+    server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
     page, outside, errors = page_watch
     page.goto(server, wait_until="load")
     wait_for_math(page)
@@ -112,7 +124,9 @@ def test_instant_navigation_typesets_the_new_page(server, page_watch):
     assert errors == []
 
 
-def test_search_finds_rotation_offline(server, page_watch):
+def test_search_finds_rotation_offline(
+    server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
     page, outside, errors = page_watch
     page.goto(server, wait_until="load")
     search = page.locator("input.md-search__input")
@@ -124,7 +138,7 @@ def test_search_finds_rotation_offline(server, page_watch):
     assert errors == []
 
 
-def test_no_page_is_heavier_than_the_limit(site, server, browser):
+def test_no_page_is_heavier_than_the_limit(site: SiteBuild, server: str, browser: Browser) -> None:
     from sitegen.weight import LIMIT, page_weights
 
     weights = page_weights(browser, server, site.directory)

@@ -10,7 +10,7 @@ from reference import float64_table
 import pe
 
 
-def test_log_exp_divisor_equals_power_form():  # formula.md
+def test_log_exp_divisor_equals_power_form() -> None:  # formula.md
     two_i = np.arange(0, 512, 2, dtype=np.float64)
     power = 1.0 / 10000.0 ** (two_i / 512)
     log_exp = np.exp(two_i * (-np.log(10000.0) / 512))
@@ -18,11 +18,11 @@ def test_log_exp_divisor_equals_power_form():  # formula.md
 
 
 @pytest.mark.parametrize("d_model", [16, 64, 128, 512, 4096])
-def test_longest_wavelength_falls_short_of_two_pi_base(d_model):  # frequencies.md
+def test_longest_wavelength_falls_short_of_two_pi_base(d_model: int) -> None:  # frequencies.md
     assert pe.wavelengths(d_model)[-1] < 2 * np.pi * 10000.0
 
 
-def test_aliased_pair_zero_is_separated_by_the_slow_pairs():  # frequencies.md
+def test_aliased_pair_zero_is_separated_by_the_slow_pairs() -> None:  # frequencies.md
     offset, gap = pe.closest_return(0, 16, max_offset=100)
     table = float64_table(np.array([0, offset]), 16)
     assert np.hypot(*(table[1, :2] - table[0, :2])) == pytest.approx(gap)
@@ -31,13 +31,13 @@ def test_aliased_pair_zero_is_separated_by_the_slow_pairs():  # frequencies.md
 
 
 @pytest.mark.parametrize("d_model", [64, 128, 512])
-def test_dot_product_is_not_monotone_near_zero(d_model):  # rotation.md
+def test_dot_product_is_not_monotone_near_zero(d_model: int) -> None:  # rotation.md
     table = float64_table(np.arange(101), d_model)
     dots = table @ table[0]
     assert np.any(np.diff(dots) > 0)
 
 
-def test_dot_product_dips_below_zero_then_returns():  # rotation.md
+def test_dot_product_dips_below_zero_then_returns() -> None:  # rotation.md
     dip = pe.similarity(0, np.arange(10_000, 20_000, 3), 512)
     later = np.arange(100_000, 300_000, 7)
     late = pe.similarity(0, later, 512)
@@ -47,20 +47,20 @@ def test_dot_product_dips_below_zero_then_returns():  # rotation.md
     assert pe.similarity(0, later, 64).std() > late.std()
 
 
-def test_far_positions_can_be_more_similar_than_nearer_ones():  # rotation.md
+def test_far_positions_can_be_more_similar_than_nearer_ones() -> None:  # rotation.md
     far = pe.similarity(0, np.arange(2000, 10_001), 64).max()
     near = pe.similarity(0, np.arange(200, 501), 64).min()
     assert far > near
 
 
-def test_closest_positions_are_neighbours_for_wide_encodings():  # properties.md
+def test_closest_positions_are_neighbours_for_wide_encodings() -> None:  # properties.md
     for d_model in (16, 64, 512):
         assert pe.uniqueness(65_536, d_model).offset == 1
     for d_model in (2, 4, 8):
         assert pe.uniqueness(65_536, d_model).offset > 1
 
 
-def test_scaled_embeddings_match_the_encoding_scale():  # implementation.md
+def test_scaled_embeddings_match_the_encoding_scale() -> None:  # implementation.md
     rng = np.random.default_rng(0)
     d_model = 256
     embedding = rng.normal(0.0, d_model**-0.5, size=(20_000, d_model))
@@ -78,7 +78,7 @@ def page(name: str) -> str:
     return " ".join((DOCS / name).read_text(encoding="utf-8").split())
 
 
-def test_binary_analogy_does_not_claim_a_smooth_fall():  # frequencies.md
+def test_binary_analogy_does_not_claim_a_smooth_fall() -> None:  # frequencies.md
     assert "falls off smoothly" not in page("frequencies.md")
     # the 16-wide encoding of the binary figure: similarity rises again at small offsets
     table = float64_table(np.arange(64), 16)
@@ -88,7 +88,7 @@ def test_binary_analogy_does_not_claim_a_smooth_fall():  # frequencies.md
     assert cosine[1:].max() > cosine[1:8].min()
 
 
-def test_determinism_is_not_claimed_across_libraries():  # why-position.md
+def test_determinism_is_not_claimed_across_libraries() -> None:  # why-position.md
     text = page("why-position.md")
     assert "identical in every run and every library" not in text
     assert "conventions.md" in text
@@ -98,7 +98,7 @@ def test_determinism_is_not_claimed_across_libraries():  # why-position.md
     assert np.abs(paper - concatenated).max() > 1.9
 
 
-def test_mistake_counts_match_the_page_list():  # index.md, mistakes.md
+def test_mistake_counts_match_the_page_list() -> None:  # index.md, mistakes.md
     from sitegen import claims
 
     for name in ("index.md", "mistakes.md"):
@@ -117,13 +117,13 @@ def test_mistake_counts_match_the_page_list():  # index.md, mistakes.md
     assert "all but one silent" in page("mistakes.md")
 
 
-def test_precision_intro_does_not_tie_speed_to_position():  # precision.md
+def test_precision_intro_does_not_tie_speed_to_position() -> None:  # precision.md
     text = page("precision.md")
     assert "it is neither" not in text
     assert "speed does not depend on the position" in text.lower()
 
 
-def test_float16_overflows_from_65520_not_65504():  # precision.md
+def test_float16_overflows_from_65520_not_65504() -> None:  # precision.md
     from sitegen import claims
 
     assert "overflows at 65504" not in page("precision.md")
@@ -141,7 +141,7 @@ def test_float16_overflows_from_65520_not_65504():  # precision.md
     assert "65,520" in claims.float16_sentence()
 
 
-def test_low_precision_errors_are_true_maxima():  # precision.md
+def test_low_precision_errors_are_true_maxima() -> None:  # precision.md
     from sitegen import claims
 
     low, high, d_model = 3000, 3600, 16
@@ -159,7 +159,7 @@ def test_low_precision_errors_are_true_maxima():  # precision.md
     assert "1,024" not in page("precision.md")
 
 
-def test_low_precision_table_holds_the_mistakes_windows():  # precision.md, mistakes.md
+def test_low_precision_table_holds_the_mistakes_windows() -> None:  # precision.md, mistakes.md
     from sitegen import claims
 
     lines = claims.low_precision_agreement(64).splitlines()
@@ -179,7 +179,7 @@ def _rotation_check_error(position: int, offset: int, pair: int, d_model: int) -
     return float(np.abs(rotated - target).max())
 
 
-def test_rotation_error_follows_the_angle_not_the_position():  # rotation.md
+def test_rotation_error_follows_the_angle_not_the_position() -> None:  # rotation.md
     from sitegen import claims
 
     assert "grow slightly with the position" not in page("rotation.md")
@@ -198,7 +198,7 @@ def test_rotation_error_follows_the_angle_not_the_position():  # rotation.md
         assert float(cells[2]) <= 4 * float(cells[3]) or float(cells[2]) < 1e-15
 
 
-def test_every_mistake_symptom_states_its_settings():  # mistakes.md
+def test_every_mistake_symptom_states_its_settings() -> None:  # mistakes.md
     from sitegen.examples import load
 
     mistakes = load("mistakes")
@@ -213,7 +213,7 @@ def test_every_mistake_symptom_states_its_settings():  # mistakes.md
     assert found["layout: distinct encodings along the batch"] == 4
 
 
-def test_alibi_gets_a_fair_head_count_and_the_confound_is_stated():  # beyond/comparison.md
+def test_alibi_gets_a_fair_head_count_and_the_confound_is_stated() -> None:  # beyond/comparison.md
     import json
 
     from sitegen import claims
@@ -231,7 +231,7 @@ def test_alibi_gets_a_fair_head_count_and_the_confound_is_stated():  # beyond/co
     assert "as well as the method" in note
 
 
-def test_modes_verdict_follows_the_paired_rounds():  # implementation.md
+def test_modes_verdict_follows_the_paired_rounds() -> None:  # implementation.md
     import json
 
     from sitegen import tables
@@ -287,16 +287,19 @@ def _column_styles(markdown: str) -> list[set[str]]:
         "low_precision",
     ],
 )
-def test_each_number_column_has_one_style(name):  # formula.md, worked-examples.md, ...
+def test_each_number_column_has_one_style(name: str) -> None:  # formula.md, worked-examples.md, ...
+    import inspect
+    from collections.abc import Callable
+
     from sitegen import claims, tables
 
-    calls = {
+    calls: dict[str, Callable[[], str]] = {
         "encoding": lambda: tables.encoding(20, 20, digits=3),
         "worked_angles": lambda: tables.worked_angles(5, 4),
         "closest_returns": lambda: tables.closest_returns(16, 0, (10, 100, 1000, 100_000)),
         "rotation_checks": lambda: tables.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
         "error_benchmark": tables.error_benchmark,
-        "low_precision": lambda: claims.low_precision_exhaustive.__wrapped__(  # no cache
+        "low_precision": lambda: inspect.unwrap(claims.low_precision_exhaustive)(  # no cache
             16, ((0, 256), (256, 2049), (65_000, 66_000))
         ),
     }
@@ -308,7 +311,7 @@ def test_each_number_column_has_one_style(name):  # formula.md, worked-examples.
         assert len(styles) <= 1, styles
 
 
-def test_column_formats_leave_default_tables_alone():  # sitegen/markdown.py
+def test_column_formats_leave_default_tables_alone() -> None:  # sitegen/markdown.py
     from sitegen.markdown import number, table
 
     rows = [["a", 0.0, 0.00063], ["b", 1.0, 0.001]]
@@ -325,11 +328,11 @@ def test_column_formats_leave_default_tables_alone():  # sitegen/markdown.py
         table(["x"], [[1.0]], formats=["%.2f"])
 
 
-def test_rope_page_says_d_is_the_head_dimension():  # beyond/rope.md
+def test_rope_page_says_d_is_the_head_dimension() -> None:  # beyond/rope.md
     assert "is the *head* dimension" in page("beyond/rope.md")
 
 
-def test_offset_44_beats_offset_10_because_pair_zero_nearly_returns():  # worked-examples.md
+def test_offset_44_beats_offset_10_because_pair_zero_nearly_returns() -> None:  # worked-examples.md
     from sitegen import claims
 
     omega = 10000.0 ** (-np.arange(0, 16, 2) / 16)

@@ -5,6 +5,8 @@ bit (the exact table runs as one custom op inside the graph), and the checks
 that need values (positions out of range) still fail, as graph assertions.
 """
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 import torch
@@ -24,13 +26,13 @@ class AddBias(torch.nn.Module):
 
     def __init__(self, bias: torch.nn.Module) -> None:
         super().__init__()
-        self.bias = bias
+        self.bias: Callable[[int, int], torch.Tensor] = bias
 
     def forward(self, scores: torch.Tensor) -> torch.Tensor:
         return scores + self.bias(scores.shape[-2], scores.shape[-1])
 
 
-def _modules():
+def _modules() -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
     torch.manual_seed(0)
     x = torch.randn(2, 5, 8)
     scores = torch.randn(1, 4, 5, 7)
@@ -47,7 +49,7 @@ NAMES = list(_modules())
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_compile_fullgraph_matches_eager(name):
+def test_compile_fullgraph_matches_eager(name: str) -> None:
     module, example = _modules()[name]
     torch._dynamo.reset()
     compiled = torch.compile(module, fullgraph=True, backend="eager")
@@ -55,13 +57,13 @@ def test_compile_fullgraph_matches_eager(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_export_matches_eager(name):
+def test_export_matches_eager(name: str) -> None:
     module, example = _modules()[name]
     exported = torch.export.export(module, (example,)).module()
     assert torch.equal(exported(example), module(example))
 
 
-def test_on_the_fly_rows_under_compile_are_the_exact_table():
+def test_on_the_fly_rows_under_compile_are_the_exact_table() -> None:
     module = SinusoidalPositionalEncoding(16, max_len=None)
     torch._dynamo.reset()
     compiled = torch.compile(module, fullgraph=True, backend="eager")
@@ -73,7 +75,7 @@ def test_on_the_fly_rows_under_compile_are_the_exact_table():
 @pytest.mark.parametrize(
     "module", [SinusoidalPositionalEncoding(8, 16), LearnedPositionalEmbedding(16, 8)]
 )
-def test_explicit_positions_under_compile_are_checked(module):
+def test_explicit_positions_under_compile_are_checked(module: torch.nn.Module) -> None:
     torch._dynamo.reset()
     compiled = torch.compile(module, fullgraph=True, backend="eager")
     x = torch.zeros(2, 3, 8)
@@ -83,9 +85,9 @@ def test_explicit_positions_under_compile_are_checked(module):
         compiled(x, positions=positions + 1)
 
 
-def test_torch_sinusoidal_of_a_position_tensor_compiles():
+def test_torch_sinusoidal_of_a_position_tensor_compiles() -> None:
     # what a rotary module calls: the exact table for traced positions, as one op
-    def table(positions):
+    def table(positions: torch.Tensor) -> torch.Tensor:
         return sinusoidal(positions, 16, dtype=torch.float64)
 
     torch._dynamo.reset()

@@ -12,11 +12,17 @@ import importlib
 import math
 import os
 import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 import pe
+
+if TYPE_CHECKING:
+    import torch
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
@@ -40,9 +46,9 @@ def columns_of(name: str, d: int) -> list[tuple[str, float]]:
         halves = cosines + sines if name == "musicgen" else sines + cosines
         return halves + [("zero", 0.0)] * (d % 2)
     if name == "marian":
-        sines = [BASE ** (-2 * k / d) for k in range((d + 1) // 2)]
-        cosines = [BASE ** (-2 * k / d) for k in range(d // 2)]
-        return [("sin", r) for r in sines] + [("cos", r) for r in cosines]
+        sine_rates = [BASE ** (-2 * k / d) for k in range((d + 1) // 2)]
+        cosine_rates = [BASE ** (-2 * k / d) for k in range(d // 2)]
+        return [("sin", r) for r in sine_rates] + [("cos", r) for r in cosine_rates]
     if name == "tf_tutorial":
         pairs = math.ceil(d / 2)
         rates = [BASE ** (-k / (d / 2)) for k in range(pairs)]
@@ -78,12 +84,12 @@ WIDTHS = {
 }
 
 
-def test_every_convention_is_covered():
+def test_every_convention_is_covered() -> None:
     assert set(WIDTHS) == set(pe.conventions)
 
 
 @pytest.mark.parametrize("name", sorted(WIDTHS))
-def test_exact_mode_matches_the_formula(name):
+def test_exact_mode_matches_the_formula(name: str) -> None:
     convention = pe.conventions[name]
     positions = np.arange(0, 3000, 7)
     for d in WIDTHS[name]:
@@ -95,7 +101,7 @@ def test_exact_mode_matches_the_formula(name):
 
 
 @pytest.mark.parametrize("name", sorted(WIDTHS))
-def test_emulated_mode_stays_within_the_libraries_own_rounding(name):
+def test_emulated_mode_stays_within_the_libraries_own_rounding(name: str) -> None:
     convention = pe.conventions[name]
     positions = np.arange(0, 3000, 7)
     for d in WIDTHS[name]:
@@ -105,12 +111,12 @@ def test_emulated_mode_stays_within_the_libraries_own_rounding(name):
         assert np.abs(got - expected_table(name, positions, d)).max() <= tolerance
 
 
-def test_paper_convention_is_pe_sinusoidal():
+def test_paper_convention_is_pe_sinusoidal() -> None:
     got = pe.conventions["paper"].table(2048, 64, emulate=False)
     np.testing.assert_allclose(got, pe.sinusoidal(2048, 64), rtol=0, atol=3e-7 + EPS32)
 
 
-def test_first_positions_and_padding_rows():
+def test_first_positions_and_padding_rows() -> None:
     fairseq = pe.conventions["fairseq"]
     assert np.all(fairseq.table([1], 8) == 0)
     np.testing.assert_array_equal(fairseq.encode(5, 8), fairseq.table(np.arange(2, 7), 8))
@@ -131,22 +137,22 @@ def test_first_positions_and_padding_rows():
         ("flax", 3, "1 or at least 4 for the flax convention"),
     ],
 )
-def test_widths_a_library_cannot_build_are_refused(name, d_model, pattern):
+def test_widths_a_library_cannot_build_are_refused(name: str, d_model: int, pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         pe.conventions[name].table(4, d_model)
 
 
-def test_widths_odd_quirks():
+def test_widths_odd_quirks() -> None:
     assert pe.conventions["tf_tutorial"].table(2, 7).shape == (2, 8)
     assert pe.conventions["fairseq"].table(3, 7)[:, -1].tolist() == [0, 0, 0]
     assert [k for k, _ in pe.conventions["positional_encodings"].columns(5)][-1] == "sin"
 
 
-def test_lookup_errors():
+def test_lookup_errors() -> None:
     with pytest.raises(ValueError, match=r"convention must be one of .*paper.*; got .gpt."):
         pe.convention("gpt")
     with pytest.raises(TypeError, match="d_model must be a positive integer"):
-        pe.conventions["paper"].table(4, 8.0)
+        pe.conventions["paper"].table(4, 8.0)  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(TypeError, match="positions must hold integers"):
         pe.conventions["paper"].table(np.array([0.5]), 8)
     assert pe.convention(pe.conventions["marian"]) is pe.conventions["marian"]
@@ -154,14 +160,14 @@ def test_lookup_errors():
 
 # ------------------------------------------------------------------ layouts
 @pytest.mark.parametrize("d_model", [1, 2, 5, 8, 64])
-def test_layout_permutation_round_trips(d_model):
+def test_layout_permutation_round_trips(d_model: int) -> None:
     forward = pe.layout_permutation(d_model, "interleaved", "concatenated")
     backward = pe.layout_permutation(d_model, "concatenated", "interleaved")
     assert sorted(forward.tolist()) == list(range(d_model))
     np.testing.assert_array_equal(forward[backward], np.arange(d_model))
 
 
-def test_permutation_keeps_dot_products_and_exponent_change_does_not():
+def test_permutation_keeps_dot_products_and_exponent_change_does_not() -> None:
     paper = pe.conventions["paper"].table(256, 64, emulate=False).astype(np.float64)
     swapped = pe.convert_layout(paper, "interleaved", "concatenated")
     np.testing.assert_allclose(swapped @ swapped.T, paper @ paper.T, atol=1e-12)
@@ -169,7 +175,7 @@ def test_permutation_keeps_dot_products_and_exponent_change_does_not():
     assert np.abs(fairseq_like @ fairseq_like.T - paper @ paper.T).max() > 1.0
 
 
-def test_converted_layouts_equal_the_other_library():
+def test_converted_layouts_equal_the_other_library() -> None:
     for d in (5, 6, 64):
         distilbert = pe.conventions["distilbert"].table(100, d)
         np.testing.assert_array_equal(
@@ -180,7 +186,7 @@ def test_converted_layouts_equal_the_other_library():
     np.testing.assert_allclose(pe.convert(paper, "paper", "tf_tutorial"), tf, atol=EPS32)
 
 
-def test_linear_layer_weights_follow_the_permutation():
+def test_linear_layer_weights_follow_the_permutation() -> None:
     rng = np.random.default_rng(0)
     weight = rng.normal(size=(10, 32))
     x = pe.sinusoidal(50, 32, dtype=np.float64)
@@ -199,21 +205,21 @@ def test_linear_layer_weights_follow_the_permutation():
         ("distilbert", "paper", "1 or an even integer >= 2 for the paper convention"),
     ],
 )
-def test_convert_refuses_what_is_not_a_permutation(source, target, pattern):
+def test_convert_refuses_what_is_not_a_permutation(source: str, target: str, pattern: str) -> None:
     table = np.zeros((3, 7 if source in ("positional_encodings", "distilbert") else 8))
     with pytest.raises(ValueError, match=pattern):
         pe.convert(table, source, target)
 
 
-def test_layout_argument_errors():
+def test_layout_argument_errors() -> None:
     with pytest.raises(ValueError, match="source must be 'interleaved' or 'concatenated'"):
-        pe.layout_permutation(4, "sideways", "interleaved")
+        pe.layout_permutation(4, "sideways", "interleaved")  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(ValueError, match="d_model must be a positive integer; got 0"):
         pe.layout_permutation(0, "interleaved", "concatenated")
 
 
 # ------------------------------------------------------------------ the libraries
-def require(module: str, package: str):
+def require(module: str, package: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as error:
@@ -230,7 +236,9 @@ def tolerance(convention: pe.Convention, largest_position: int) -> float:
     return 4 * EPS32 * (1 + largest_position)
 
 
-def assert_matches(convention, library_output, ours, largest_position):
+def assert_matches(
+    convention: pe.Convention, library_output: np.ndarray, ours: np.ndarray, largest_position: int
+) -> None:
     difference = np.abs(np.asarray(library_output, dtype=np.float64) - ours.astype(np.float64))
     assert library_output.shape == ours.shape
     assert difference.max() <= tolerance(convention, largest_position)
@@ -240,7 +248,7 @@ SIZES = [(1, 4), (50, 5), (300, 64), (2048, 512)]
 
 
 @pytest.mark.parametrize(("rows", "d_model"), [(2, 4), (50, 5), (300, 64), (2048, 512)])
-def test_m2m100_and_speech2text(rows, d_model):
+def test_m2m100_and_speech2text(rows: int, d_model: int) -> None:
     require("transformers", "transformers")
     if d_model < 4:
         pytest.skip("M2M100 needs d_model >= 4 (it divides by d/2 - 1)")
@@ -257,7 +265,7 @@ def test_m2m100_and_speech2text(rows, d_model):
 
 
 @pytest.mark.parametrize("past", [0, 7, 500])
-def test_m2m100_positions_offsets_and_padding(past):
+def test_m2m100_positions_offsets_and_padding(past: int) -> None:
     torch = require("torch", "torch")
     require("transformers", "transformers")
     from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
@@ -272,7 +280,7 @@ def test_m2m100_positions_offsets_and_padding(past):
 
 
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
-def test_marian(rows, d_model):
+def test_marian(rows: int, d_model: int) -> None:
     torch = require("torch", "torch")
     require("transformers", "transformers")
     from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
@@ -288,7 +296,7 @@ def test_marian(rows, d_model):
 
 
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
-def test_distilbert_and_xlm(rows, d_model):
+def test_distilbert_and_xlm(rows: int, d_model: int) -> None:
     torch = require("torch", "torch")
     require("transformers", "transformers")
     from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
@@ -303,7 +311,7 @@ def test_distilbert_and_xlm(rows, d_model):
 
 
 @pytest.mark.parametrize(("rows", "d_model"), [(1, 4), (1500, 384), (3000, 1280), (100, 8)])
-def test_whisper(rows, d_model):
+def test_whisper(rows: int, d_model: int) -> None:
     require("transformers", "transformers")
     from transformers.models.whisper.modeling_whisper import sinusoids
 
@@ -315,12 +323,12 @@ def test_whisper(rows, d_model):
 
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
 @pytest.mark.parametrize("start", [0, 37])
-def test_keras_hub(rows, d_model, start):
-    if sys.version_info < (3, 11):
-        pytest.skip(
-            "keras-hub 0.25.1, the newest for Python 3.10, imports TensorFlow as it loads; "
-            "the keras_hub convention is checked against the library on Python 3.11+"
-        )
+@pytest.mark.skipif(
+    sys.version_info < (3, 11),
+    reason="keras-hub 0.25.1, the newest for Python 3.10, imports TensorFlow as it loads; "
+    "the keras_hub convention is checked against the library on Python 3.11+",
+)
+def test_keras_hub(rows: int, d_model: int, start: int) -> None:
     keras = require("keras", "keras")
     require("keras_hub", "keras-hub")
     if keras.backend.backend() != "torch":
@@ -337,7 +345,7 @@ def test_keras_hub(rows, d_model, start):
 
 
 @pytest.mark.parametrize(("rows", "d_model"), SIZES)
-def test_positional_encodings_package(rows, d_model):
+def test_positional_encodings_package(rows: int, d_model: int) -> None:
     torch = require("torch", "torch")
     require("positional_encodings", "positional-encodings")
     from positional_encodings.torch_encodings import PositionalEncoding1D
@@ -359,7 +367,7 @@ LIBRARY_TESTS = {
 
 
 @pytest.mark.parametrize("name", sorted(pe.conventions))
-def test_library_verification_status(name):
+def test_library_verification_status(name: str) -> None:
     convention = pe.conventions[name]
     if convention.verified_with is None:
         assert name not in LIBRARY_TESTS
@@ -368,7 +376,7 @@ def test_library_verification_status(name):
 
 
 # ------------------------------------------------------------------ added conventions and widths
-def test_tensor2tensor_divides_in_float32_like_tensorflow():
+def test_tensor2tensor_divides_in_float32_like_tensorflow() -> None:
     """TF divides float32 log(b) by float32 (n - 1); a float64 division differs at 341 widths."""
     torch = require("torch", "torch")
     convention = pe.conventions["tensor2tensor"]
@@ -387,7 +395,7 @@ def test_tensor2tensor_divides_in_float32_like_tensorflow():
     assert differs == 341
 
 
-def test_width_one_builds_what_the_libraries_build():
+def test_width_one_builds_what_the_libraries_build() -> None:
     positions = np.arange(6)
     for name in ("tensor2tensor", "fairseq", "m2m100", "musicgen", "flax"):
         table = pe.conventions[name].table(positions, 1)
@@ -398,7 +406,7 @@ def test_width_one_builds_what_the_libraries_build():
     )
 
 
-def test_width_one_against_the_libraries():
+def test_width_one_against_the_libraries() -> None:
     torch = require("torch", "torch")
     require("transformers", "transformers")
     from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
@@ -414,7 +422,7 @@ def test_width_one_against_the_libraries():
     np.testing.assert_array_equal(table.numpy(), pe.conventions["paper"].table(6, 1))
 
 
-def test_tf_docs_tutorial_is_distilbert():
+def test_tf_docs_tutorial_is_distilbert() -> None:
     for d in (1, 5, 64):
         a = pe.conventions["tf_docs_tutorial"].table(3000, d)
         b = pe.conventions["distilbert"].table(3000, d)
@@ -423,7 +431,7 @@ def test_tf_docs_tutorial_is_distilbert():
     np.testing.assert_array_equal(pe.convert(table, "tf_docs_tutorial", "distilbert"), table)
 
 
-def test_musicgen_converts_to_tensor2tensor_by_swapping_halves():
+def test_musicgen_converts_to_tensor2tensor_by_swapping_halves() -> None:
     table = pe.conventions["musicgen"].table(50, 8, emulate=False)
     swapped = pe.convert(table, "musicgen", "tensor2tensor")
     np.testing.assert_array_equal(swapped, np.concatenate([table[:, 4:], table[:, :4]], axis=1))
@@ -432,7 +440,7 @@ def test_musicgen_converts_to_tensor2tensor_by_swapping_halves():
     )
 
 
-def test_flax_sinusoidal_init_formula():
+def test_flax_sinusoidal_init_formula() -> None:
     """Flax's examples compute in float64 numpy and store float32 once."""
     for d in (4, 7, 64):
         half = d // 2
@@ -445,7 +453,7 @@ def test_flax_sinusoidal_init_formula():
 
 
 @pytest.mark.parametrize(("rows", "d_model"), [(1, 4), (50, 5), (300, 64), (2048, 512)])
-def test_musicgen(rows, d_model):
+def test_musicgen(rows: int, d_model: int) -> None:
     require("transformers", "transformers")
     from transformers.models.musicgen.modeling_musicgen import (
         MusicgenSinusoidalPositionalEmbedding,
@@ -456,12 +464,15 @@ def test_musicgen(rows, d_model):
     assert_matches(convention, theirs, convention.table(rows, d_model), rows)
 
 
-def _get_embedding(module_path: str, class_name: str):
+def _get_embedding(module_path: str, class_name: str) -> Callable[[int, int, int], torch.Tensor]:
     module = importlib.import_module(f"transformers.models.{module_path}")
-    return getattr(module, class_name).get_embedding
+    get_embedding: Callable[[int, int, int], torch.Tensor] = getattr(
+        module, class_name
+    ).get_embedding
+    return get_embedding
 
 
-MODEL_TABLES = {
+MODEL_TABLES: dict[str, tuple[str, Callable[[int, int], torch.Tensor]]] = {
     "FSMT": (
         "fairseq",
         lambda rows, d: _get_embedding("fsmt.modeling_fsmt", "SinusoidalPositionalEmbedding")(
@@ -495,9 +506,10 @@ MODEL_TABLES = {
 }
 
 
-def _create_weight(module_path: str, class_name: str, rows: int, d: int):
+def _create_weight(module_path: str, class_name: str, rows: int, d: int) -> torch.Tensor:
     module = importlib.import_module(f"transformers.models.{module_path}")
-    return getattr(module, class_name)(rows, d).create_weight()
+    weight: torch.Tensor = getattr(module, class_name)(rows, d).create_weight()
+    return weight
 
 
 MODEL_TABLES["Pegasus"] = (
@@ -514,26 +526,27 @@ MODEL_TABLES["RoFormer"] = (
 )
 
 
-def _pegasus_x(rows: int, d: int):
+def _pegasus_x(rows: int, d: int) -> torch.Tensor:
     import torch
     from transformers.models.pegasus_x.modeling_pegasus_x import (
         PegasusXSinusoidalPositionalEmbedding,
     )
 
-    return PegasusXSinusoidalPositionalEmbedding(d)(torch.zeros(1, rows, d))[0]
+    table: torch.Tensor = PegasusXSinusoidalPositionalEmbedding(d)(torch.zeros(1, rows, d))[0]
+    return table
 
 
 MODEL_TABLES["Pegasus-X"] = ("tensor2tensor", _pegasus_x)
 
 
-def test_every_listed_model_is_tested():
+def test_every_listed_model_is_tested() -> None:
     listed = {model: c.name for c in pe.conventions.values() for model in c.models}
     assert listed == {model: name for model, (name, _) in MODEL_TABLES.items()}
 
 
 @pytest.mark.parametrize("model", sorted(MODEL_TABLES))
 @pytest.mark.parametrize(("rows", "d_model"), [(50, 5), (300, 64)])
-def test_models_each_preset_covers(model, rows, d_model):
+def test_models_each_preset_covers(model: str, rows: int, d_model: int) -> None:
     require("torch", "torch")
     require("transformers", "transformers")
     name, build = MODEL_TABLES[model]
@@ -544,7 +557,7 @@ def test_models_each_preset_covers(model, rows, d_model):
     assert_matches(convention, theirs, convention.table(rows, d_model), rows)
 
 
-def test_float64_libraries_are_bit_equal_and_float32_ones_mostly():
+def test_float64_libraries_are_bit_equal_and_float32_ones_mostly() -> None:
     """What the conventions page says of its generated bit-equality table."""
     require("torch", "torch")
     require("transformers", "transformers")

@@ -15,6 +15,7 @@ can copy from the built site, in a fresh environment.
 """
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ TESTED_SOURCES = ("examples/",)
 PYTHON = {"python", "py", "pycon", "python3"}
 
 
-def code_blocks(text):
+def code_blocks(text: str) -> Iterator[tuple[int, str, list[str]]]:
     """Yield (line number, info string, body lines) of every fenced block."""
     lines = text.splitlines()
     i = 0
@@ -48,7 +49,7 @@ def code_blocks(text):
         i += 1
 
 
-def python_blocks():
+def python_blocks() -> Iterator[tuple[Path, int, str, list[str]]]:
     for page in PAGES:
         for line, info, body in code_blocks(page.read_text()):
             language = info.split()[0].lstrip(".{") if info else ""
@@ -59,7 +60,7 @@ def python_blocks():
 BLOCKS = list(python_blocks())
 
 
-def test_the_docs_have_python_blocks():
+def test_the_docs_have_python_blocks() -> None:
     assert len(BLOCKS) >= 5
 
 
@@ -68,7 +69,9 @@ def test_the_docs_have_python_blocks():
     BLOCKS,
     ids=[f"{b[0].relative_to(DOCS)}:{b[1]}" for b in BLOCKS],
 )
-def test_python_block_is_executed_or_included(page, line, info, body):
+def test_python_block_is_executed_or_included(
+    page: Path, line: int, info: str, body: list[str]
+) -> None:
     executed = bool(re.search(r'\bexec="(on|1|true|yes)"', info))
     if executed:
         if "source=" not in info:
@@ -104,7 +107,7 @@ def test_python_block_is_executed_or_included(page, line, info, body):
         assert f"--8<-- [end:{match['section']}]" in source
 
 
-def test_library_source_is_shown_as_titled_no_copy_excerpts():
+def test_library_source_is_shown_as_titled_no_copy_excerpts() -> None:
     from sitegen.examples import excerpt
 
     shown = excerpt("pe/_alibi.py", "slopes")
@@ -114,19 +117,19 @@ def test_library_source_is_shown_as_titled_no_copy_excerpts():
     assert "not shown" in code[1]
 
 
-def test_the_policy_check_catches_a_typed_snippet():
+def test_the_policy_check_catches_a_typed_snippet() -> None:
     page = "```python\nimport pe\nprint(pe.sinusoidal(4, 4))\n```\n"
     ((_, info, body),) = code_blocks(page)
     assert not re.search(r'\bexec="on"', info)
     assert not INCLUDE.match(body[0])
 
 
-def test_no_generated_files_in_docs():
+def test_no_generated_files_in_docs() -> None:
     assert not list(DOCS.rglob("figures"))
     assert not [p for p in DOCS.rglob("*") if p.suffix in {".png", ".pdf"}]
 
 
-def test_readme_figures_match_the_recorded_results():
+def test_readme_figures_match_the_recorded_results() -> None:
     """The Development table is written from benchmarks/results/; it must be current."""
     import runpy
 

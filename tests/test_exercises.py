@@ -118,17 +118,17 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_solution_answer_is_right(name, capsys):
+def test_solution_answer_is_right(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     numbers = answer(name, capsys)
     assert EXPECTED[name](numbers), (name, numbers)
 
 
-def test_every_solution_file_is_checked():
+def test_every_solution_file_is_checked() -> None:
     assert sorted(path.stem for path in EXERCISES.glob("*.py")) == sorted(EXPECTED)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_chapter_ends_with_exercises_whose_solutions_run_on_the_page(chapter):
+def test_every_chapter_ends_with_exercises_whose_solutions_run_on_the_page(chapter: str) -> None:
     text = (DOCS / f"{chapter}.md").read_text(encoding="utf-8")
     assert "\n## Exercises\n" in text
     section = text.split("\n## Exercises\n", 1)[1]
@@ -140,7 +140,7 @@ def test_every_chapter_ends_with_exercises_whose_solutions_run_on_the_page(chapt
     assert "session=" not in section
 
 
-def test_solutions_are_standalone_programs():
+def test_solutions_are_standalone_programs() -> None:
     for path in EXERCISES.glob("*.py"):
         source = path.read_text(encoding="utf-8")
         assert "sitegen" not in source, path.name

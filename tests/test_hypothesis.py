@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import typing
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -32,7 +33,9 @@ shapes = st.lists(st.integers(0, 5), min_size=0, max_size=3).map(tuple)
 
 @FAST
 @given(start=starts, length=lengths, d_model=d_models, base=bases)
-def test_sinusoidal_matches_the_reference_for_any_run(start, length, d_model, base):
+def test_sinusoidal_matches_the_reference_for_any_run(
+    start: int, length: int, d_model: int, base: float
+) -> None:
     positions = np.arange(start, start + length)
     table = pe.sinusoidal(positions, d_model, base=base)
     assert table.shape == (length, d_model)
@@ -47,7 +50,9 @@ def test_sinusoidal_matches_the_reference_for_any_run(start, length, d_model, ba
 
 @FAST
 @given(shape=shapes, d_model=d_models, data=st.data())
-def test_sinusoidal_any_shape_of_positions(shape, d_model, data):
+def test_sinusoidal_any_shape_of_positions(
+    shape: tuple[int, ...], d_model: int, data: st.DataObject
+) -> None:
     values = data.draw(st.lists(starts, min_size=math.prod(shape), max_size=math.prod(shape)))
     positions = np.array(values, dtype=np.int64).reshape(shape)
     table = pe.sinusoidal(positions, d_model, dtype=np.float64)
@@ -62,7 +67,9 @@ def test_sinusoidal_any_shape_of_positions(shape, d_model, data):
     d_model=d_models,
     dtype=st.sampled_from([torch.float16, torch.bfloat16, torch.float32, torch.float64]),
 )
-def test_torch_table_for_any_dtype(start, length, d_model, dtype):
+def test_torch_table_for_any_dtype(
+    start: int, length: int, d_model: int, dtype: torch.dtype
+) -> None:
     import warnings
 
     with warnings.catch_warnings():
@@ -86,7 +93,9 @@ def test_torch_table_for_any_dtype(start, length, d_model, dtype):
     batch_first=st.booleans(),
     dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16]),
 )
-def test_module_adds_the_reference(d_model, length, batch, offset, batch_first, dtype):
+def test_module_adds_the_reference(
+    d_model: int, length: int, batch: int, offset: int, batch_first: bool, dtype: torch.dtype
+) -> None:
     module = pe.nn.SinusoidalPositionalEncoding(
         d_model, max_len=offset + length, batch_first=batch_first
     )
@@ -102,7 +111,9 @@ def test_module_adds_the_reference(d_model, length, batch, offset, batch_first, 
 
 @FAST
 @given(p=starts, q=starts, d_model=d_models, measure=st.sampled_from(["dot", "cosine", "distance"]))
-def test_similarity_is_finite_and_bounded(p, q, d_model, measure):
+def test_similarity_is_finite_and_bounded(
+    p: int, q: int, d_model: int, measure: pe.Measure
+) -> None:
     value = float(pe.similarity(p, q, d_model, measure=measure))
     bound = {"dot": d_model / 2, "cosine": 1.0, "distance": math.sqrt(2 * d_model)}[measure]
     assert math.isfinite(value)
@@ -111,14 +122,14 @@ def test_similarity_is_finite_and_bounded(p, q, d_model, measure):
 
 @FAST
 @given(k=st.integers(-(2**20), 2**20), d_model=d_models)
-def test_rotation_matrices_are_orthogonal(k, d_model):
+def test_rotation_matrices_are_orthogonal(k: int, d_model: int) -> None:
     matrix = pe.rotation_matrix(k, d_model)
     np.testing.assert_allclose(matrix @ matrix.T, np.eye(d_model), atol=1e-12)
 
 
 @FAST
 @given(heads=st.integers(1, 256))
-def test_alibi_slopes_for_any_head_count(heads):
+def test_alibi_slopes_for_any_head_count(heads: int) -> None:
     slopes = pe.alibi_slopes(heads)
     assert slopes.shape == (heads,)
     assert np.all((slopes > 0) & (slopes < 1))
@@ -133,7 +144,9 @@ def test_alibi_slopes_for_any_head_count(heads):
     start=st.integers(-5, 5),
     data=st.data(),
 )
-def test_position_ids_count_real_tokens(rows, seq, pad, start, data):
+def test_position_ids_count_real_tokens(
+    rows: int, seq: int, pad: int, start: int, data: st.DataObject
+) -> None:
     ids = torch.tensor(
         data.draw(
             st.lists(
@@ -170,7 +183,7 @@ BAD_BASE = st.one_of(
 )
 
 
-def raises_named(call, parameter: str) -> None:
+def raises_named(call: Callable[..., object], parameter: str) -> None:
     """The call must raise TypeError or ValueError, and the message must name `parameter`."""
     try:
         call()
@@ -182,7 +195,7 @@ def raises_named(call, parameter: str) -> None:
 
 @FAST
 @given(d_model=BAD_D_MODEL)
-def test_bad_d_model_everywhere(d_model):
+def test_bad_d_model_everywhere(d_model: typing.Any) -> None:
     for call in (
         lambda: pe.sinusoidal(4, d_model),
         lambda: pe.frequencies(d_model),
@@ -198,7 +211,7 @@ def test_bad_d_model_everywhere(d_model):
 
 @FAST
 @given(base=BAD_BASE)
-def test_bad_base_everywhere(base):
+def test_bad_base_everywhere(base: typing.Any) -> None:
     for call in (
         lambda: pe.sinusoidal(4, 8, base=base),
         lambda: pe.frequencies(8, base),
@@ -220,14 +233,14 @@ def test_bad_base_everywhere(base):
         st.booleans(),
     )
 )
-def test_bad_positions_everywhere(positions):
+def test_bad_positions_everywhere(positions: typing.Any) -> None:
     raises_named(lambda: pe.sinusoidal(positions, 8), "positions")
     raises_named(lambda: pe.angles(positions, 8), "positions")
 
 
 @FAST
 @given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple), d_model=d_models)
-def test_module_rejects_wrong_shapes_with_a_message(shape, d_model):
+def test_module_rejects_wrong_shapes_with_a_message(shape: tuple[int, ...], d_model: int) -> None:
     module = pe.nn.SinusoidalPositionalEncoding(d_model, max_len=16)
     x = torch.zeros(shape)
     try:
@@ -242,7 +255,7 @@ def test_module_rejects_wrong_shapes_with_a_message(shape, d_model):
 
 @FAST
 @given(seq=st.integers(1, 40), max_len=st.integers(1, 40), offset=st.integers(0, 40))
-def test_table_lengths_are_never_silently_truncated(seq, max_len, offset):
+def test_table_lengths_are_never_silently_truncated(seq: int, max_len: int, offset: int) -> None:
     for module in (
         pe.nn.SinusoidalPositionalEncoding(8, max_len=max_len),
         pe.nn.LearnedPositionalEmbedding(max_len, 8),
@@ -267,7 +280,7 @@ BAD_CHOICE = st.one_of(
 
 @FAST
 @given(count=BAD_COUNT)
-def test_bad_counts_everywhere(count):
+def test_bad_counts_everywhere(count: typing.Any) -> None:
     for call, parameter in (
         (lambda: pe.alibi_slopes(count), "num_heads"),
         (lambda: pe.nn.ALiBi(count), "num_heads"),
@@ -284,7 +297,7 @@ def test_bad_counts_everywhere(count):
 
 @FAST
 @given(length=BAD_LENGTH)
-def test_bad_lengths_when_called(length):
+def test_bad_lengths_when_called(length: typing.Any) -> None:
     for module in (pe.nn.ALiBi(2), pe.nn.RelativePositionBias(2)):
         raises_named(lambda module=module: module(length, 3), "q_len")
         raises_named(lambda module=module: module(3, length), "k_len")
@@ -293,7 +306,7 @@ def test_bad_lengths_when_called(length):
 
 @FAST
 @given(choice=BAD_CHOICE)
-def test_bad_names_and_layouts(choice):
+def test_bad_names_and_layouts(choice: typing.Any) -> None:
     table = np.zeros((2, 8))
     for call, parameter in (
         (lambda: pe.convention(choice), "convention"),
@@ -310,7 +323,7 @@ def test_bad_names_and_layouts(choice):
 
 @FAST
 @given(ndim=st.integers(1, 4), axis=st.one_of(st.integers(-10, 10), NOT_AN_INTEGER))
-def test_convert_layout_axis_in_range_or_a_clear_error(ndim, axis):
+def test_convert_layout_axis_in_range_or_a_clear_error(ndim: int, axis: typing.Any) -> None:
     values = np.arange(4.0**ndim).reshape((4,) * ndim)
     if isinstance(axis, int) and not isinstance(axis, bool) and -ndim <= axis < ndim:
         out = pe.convert_layout(values, "interleaved", "concatenated", axis=axis)
@@ -334,7 +347,7 @@ def test_convert_layout_axis_in_range_or_a_clear_error(ndim, axis):
         st.lists(st.integers(), max_size=3),
     )
 )
-def test_tensor_arguments_must_be_tensors(value):
+def test_tensor_arguments_must_be_tensors(value: typing.Any) -> None:
     raises_named(lambda: pe.nn.relative_position_bucket(value), "relative_position")
     raises_named(lambda: pe.nn.convert_rotary_layout(value, "half", "interleaved"), "x")
     raises_named(lambda: pe.nn.RotaryEmbedding(8).rotate(value), "x")
@@ -347,8 +360,10 @@ def test_tensor_arguments_must_be_tensors(value):
     ),
     where=st.integers(0, 3),
 )
-def test_out_of_range_or_non_integer_entries_name_the_problem(value, where):
-    positions = [0, 1, 2, 3]
+def test_out_of_range_or_non_integer_entries_name_the_problem(
+    value: int | complex, where: int
+) -> None:
+    positions: list[int | complex] = [0, 1, 2, 3]
     positions[where] = value
     with pytest.raises((TypeError, ValueError), match="positions") as caught:
         pe.sinusoidal(positions, 8)
@@ -365,7 +380,7 @@ def test_out_of_range_or_non_integer_entries_name_the_problem(value, where):
     dtype=st.sampled_from([torch.uint8, torch.int8, torch.int16, torch.int32]),
     pad_id=st.integers(-(2**40), 2**40),
 )
-def test_position_ids_pad_id_must_fit_the_ids(dtype, pad_id):
+def test_position_ids_pad_id_must_fit_the_ids(dtype: torch.dtype, pad_id: int) -> None:
     ids = torch.zeros(2, 4, dtype=dtype)
     info = torch.iinfo(dtype)
     if info.min <= pad_id <= info.max:
@@ -377,7 +392,7 @@ def test_position_ids_pad_id_must_fit_the_ids(dtype, pad_id):
 
 @FAST
 @given(length=st.integers(0, 2**31 - 1), d_model=st.integers(1, 2**25).map(lambda n: 2 * n))
-def test_sizes_are_refused_before_allocating_or_built(length, d_model):
+def test_sizes_are_refused_before_allocating_or_built(length: int, d_model: int) -> None:
     from pe._validation import MAX_ELEMENTS
 
     if length * (d_model // 2) > MAX_ELEMENTS or d_model > 2**24:

@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -5,18 +7,19 @@ import torch
 from pe.nn import LearnedPositionalEmbedding
 
 
-def test_adds_its_rows_and_learns_them():
+def test_adds_its_rows_and_learns_them() -> None:
     embed = LearnedPositionalEmbedding(max_len=10, d_model=4)
     x = torch.zeros(2, 6, 4)
     torch.testing.assert_close(embed(x)[1], embed.weight[:6])
     torch.testing.assert_close(embed(x, offset=3)[0], embed.weight[3:9])
     assert embed.weight.requires_grad
     embed(x).sum().backward()
+    assert embed.weight.grad is not None
     assert embed.weight.grad[:6].abs().sum() > 0
     assert embed.weight.grad[6:].abs().sum() == 0  # untouched rows get no gradient
 
 
-def test_beyond_max_len_is_a_clear_error():
+def test_beyond_max_len_is_a_clear_error() -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
     with pytest.raises(ValueError, match=r"positions 0\.\.9 do not fit the 8 learned positions"):
         embed(torch.zeros(1, 10, 4))
@@ -24,7 +27,7 @@ def test_beyond_max_len_is_a_clear_error():
         embed(torch.zeros(1, 3, 4), offset=6)
 
 
-def test_parameters_are_saved_and_follow_dtype_and_device():
+def test_parameters_are_saved_and_follow_dtype_and_device() -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
     assert list(embed.state_dict()) == ["weight"]
     assert embed.to(torch.float64).weight.dtype == torch.float64
@@ -32,7 +35,7 @@ def test_parameters_are_saved_and_follow_dtype_and_device():
     assert meta.weight.device.type == "meta"
 
 
-def test_layouts_and_explicit_positions():
+def test_layouts_and_explicit_positions() -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4, batch_first=False)
     x = torch.zeros(5, 3, 4)  # (seq, batch, d)
     out = embed(x)
@@ -54,12 +57,12 @@ def test_layouts_and_explicit_positions():
         ({"max_len": 4, "d_model": 4, "dropout": 1.5}, ValueError, "dropout"),
     ],
 )
-def test_constructor_errors(kwargs, error, pattern):
+def test_constructor_errors(kwargs: dict[str, Any], error: type[Exception], pattern: str) -> None:
     with pytest.raises(error, match=pattern):
         LearnedPositionalEmbedding(**kwargs)
 
 
-def test_offset_with_positions_is_refused():
+def test_offset_with_positions_is_refused() -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
     with pytest.raises(
         ValueError, match=r"give either offset or positions, not both; got offset=2"
@@ -67,7 +70,7 @@ def test_offset_with_positions_is_refused():
         embed(torch.zeros(1, 3, 4), offset=2, positions=torch.tensor([0, 1, 2]))
 
 
-def test_numpy_and_list_positions_are_accepted():
+def test_numpy_and_list_positions_are_accepted() -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
     expected = embed.weight[torch.tensor([5, 0, 7])].unsqueeze(0)
     for positions in (np.array([5, 0, 7]), [5, 0, 7]):
@@ -79,20 +82,20 @@ def test_numpy_and_list_positions_are_accepted():
 
 
 @pytest.mark.parametrize("shape", [(2,), (4,), (1, 3), (2, 2, 3), (3, 2)])
-def test_positions_of_the_wrong_shape_are_refused(shape):
+def test_positions_of_the_wrong_shape_are_refused(shape: tuple[int, ...]) -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
     positions = torch.zeros(shape, dtype=torch.long)
     with pytest.raises(ValueError, match=r"positions must have shape \(3,\) or \(2, 3\)"):
         embed(torch.zeros(2, 3, 4), positions=positions)
 
 
-def test_explicit_positions_out_of_range():
+def test_explicit_positions_out_of_range() -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
     with pytest.raises(ValueError, match=r"positions must lie in \[0, 8\).*from -1 to 8"):
         embed(torch.zeros(1, 3, 4), positions=torch.tensor([-1, 0, 8]))
 
 
-def test_four_dimensional_input_is_refused():
+def test_four_dimensional_input_is_refused() -> None:
     embed = LearnedPositionalEmbedding(max_len=8, d_model=4)
     with pytest.raises(ValueError, match=r"x must have shape \(batch, seq, d_model\)"):
         embed(torch.zeros(2, 3, 5, 4))
@@ -109,12 +112,12 @@ def test_four_dimensional_input_is_refused():
         (True, TypeError),
     ],
 )
-def test_bad_init_std(init_std, error):
+def test_bad_init_std(init_std: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match=r"init_std must be a finite real number >= 0; got"):
         LearnedPositionalEmbedding(max_len=4, d_model=4, init_std=init_std)
 
 
-def test_init_std_sets_the_spread():
+def test_init_std_sets_the_spread() -> None:
     torch.manual_seed(0)
     embed = LearnedPositionalEmbedding(max_len=512, d_model=64, init_std=0.5)
     assert abs(float(embed.weight.detach().std()) - 0.5) < 0.01

@@ -27,13 +27,13 @@ def per_column_dot(p: int, q: int, d_model: int, base: float = 10000.0) -> float
     return total
 
 
-def test_the_notebook_numbers_come_from_the_per_column_exponent():
+def test_the_notebook_numbers_come_from_the_per_column_exponent() -> None:
     near, far = learner.notebook_dots("exponent j/d of the column's own index")
     assert round(near, 4) == 2.4374 == round(per_column_dot(3, 4, 6), 4)
     assert round(far, 4) == 1.5401 == round(per_column_dot(3, 10, 6), 4)
 
 
-def test_the_paper_does_not_give_the_notebook_numbers():
+def test_the_paper_does_not_give_the_notebook_numbers() -> None:
     near, far = learner.notebook_dots("the paper: exponent 2⌊j/2⌋/d, sin/cos interleaved")
     assert near == pytest.approx(paper_dot(3, 4, 6), abs=1e-12)
     assert far == pytest.approx(paper_dot(3, 10, 6), abs=1e-12)
@@ -42,7 +42,7 @@ def test_the_paper_does_not_give_the_notebook_numbers():
     assert round(far, 4) != 1.5401
 
 
-def test_only_one_formula_matches_and_the_table_says_so():
+def test_only_one_formula_matches_and_the_table_says_so() -> None:
     matches = [
         name
         for name in learner.FORMULAS
@@ -55,35 +55,35 @@ def test_only_one_formula_matches_and_the_table_says_so():
     assert "2.7015" in markdown
 
 
-def test_layout_and_counting_do_not_change_the_paper_dot_products():
+def test_layout_and_counting_do_not_change_the_paper_dot_products() -> None:
     for name in ("the paper's angles, sines then cosines (halves)", "positions counted from 1"):
         near, far = learner.notebook_dots(name)
         assert near == pytest.approx(paper_dot(3, 4, 6), abs=1e-12)
         assert far == pytest.approx(paper_dot(3, 10, 6), abs=1e-12)
 
 
-def test_base_100_and_i_for_2i_are_the_same_formula_at_d6():
+def test_base_100_and_i_for_2i_are_the_same_formula_at_d6() -> None:
     # base^(-2i/d) with base 100 equals 10000^(-i/d): 100^(2i/d) = 10000^(i/d).
     a = learner.notebook_dots("base 100 instead of 10000")
     b = learner.notebook_dots("pair index i where the paper has 2i: exponent i/d")
     assert a == pytest.approx(b, abs=1e-12)
 
 
-def test_dot_by_offset_table_matches_the_identity():
+def test_dot_by_offset_table_matches_the_identity() -> None:
     markdown = learner.dot_by_offset(6, 4, 12)
     for q in range(4, 13):
         assert f"{paper_dot(3, q, 6):.4f}" in markdown
         assert f"{per_column_dot(3, q, 6):.4f}" in markdown
 
 
-def test_neighbour_dots_constant_only_for_the_paper():
+def test_neighbour_dots_constant_only_for_the_paper() -> None:
     markdown = learner.neighbour_dots(6, (0, 3, 10, 50))
     assert markdown.count(f"{paper_dot(0, 1, 6):.4f}") == 4
     values = {round(per_column_dot(p, p + 1, 6), 4) for p in (0, 3, 10, 50)}
     assert len(values) == 4
 
 
-def test_pair0_returns_are_the_record_approaches_to_a_multiple_of_two_pi():
+def test_pair0_returns_are_the_record_approaches_to_a_multiple_of_two_pi() -> None:
     records = learner.pair0_returns(1000)
     positions = [p for p, _ in records]
     # Brute force in plain float64: distance of p from the nearest multiple of 2π.
@@ -103,7 +103,7 @@ def test_pair0_returns_are_the_record_approaches_to_a_multiple_of_two_pi():
     assert abs(44 - 7 * 2 * math.pi) < 0.02
 
 
-def test_blog_table_separates_the_returns_with_the_slow_pairs():
+def test_blog_table_separates_the_returns_with_the_slow_pairs() -> None:
     markdown = learner.blog_returns(64, (41,))
     assert "**41**" in markdown
     for p in (44, 333, 710):
@@ -112,7 +112,7 @@ def test_blog_table_separates_the_returns_with_the_slow_pairs():
         assert f"{distance:.4f}" in markdown
 
 
-def test_attention_is_equivariant_not_invariant():
+def test_attention_is_equivariant_not_invariant() -> None:
     checks = learner.equivariance_checks()
     values = list(checks.values())
     assert values[0] < 1e-12  # equivariant
@@ -121,7 +121,7 @@ def test_attention_is_equivariant_not_invariant():
     assert values[3] > 0.1  # the encoding breaks the symmetry
 
 
-def test_embedding_balance_matches_the_expected_norms():
+def test_embedding_balance_matches_the_expected_norms() -> None:
     markdown = learner.embedding_balance((64, 512))
     rows = [line.split(" | ") for line in markdown.splitlines()[2:]]
     for row in rows:
@@ -138,30 +138,30 @@ def test_embedding_balance_matches_the_expected_norms():
             assert ratio == pytest.approx(math.sqrt(2), rel=0.02)
 
 
-def test_concatenation_then_linear_is_a_sum():
+def test_concatenation_then_linear_is_a_sum() -> None:
     assert learner.concatenation_identity() < 1e-10
 
 
-def test_width_cost_is_four_times():
+def test_width_cost_is_four_times() -> None:
     markdown = learner.width_cost(512, 6)
     assert f"{6 * 4 * 512 * 512:,}" in markdown
     assert f"{6 * 4 * 1024 * 1024:,}" in markdown
 
 
-def test_incremental_decoding_needs_the_offset():
+def test_incremental_decoding_needs_the_offset() -> None:
     result = learner.incremental_decoding()
     assert result["step t encoded with offset=t"] == 0.0
     # Without offset every step is position 0; the worst row differs from position t
     assert result["every step encoded without offset"] > 1.0
 
 
-def test_dropout_acts_on_the_sum():
+def test_dropout_acts_on_the_sum() -> None:
     result = learner.dropout_on_sum(rate=0.1)
     assert 0.05 < result["share of entries set to zero"] < 0.15
     assert result["largest |output - sum/(1 - rate)| where kept"] < 1e-6
 
 
-def test_paper_helper_is_the_paper_formula():
+def test_paper_helper_is_the_paper_formula() -> None:
     row = learner.paper(7, 8)
     for j in range(8):
         angle = 7 / 10000.0 ** (2 * (j // 2) / 8)
@@ -171,7 +171,7 @@ def test_paper_helper_is_the_paper_formula():
     assert np.allclose(learner.halves(7, 8), np.concatenate([row[0::2], row[1::2]]))
 
 
-def test_blog_summary_names_the_true_returns():
+def test_blog_summary_names_the_true_returns() -> None:
     text = learner.blog_summary(d_model=64, claimed=41, limit=1000, heatmap_rows=10)
     assert f"{math.cos(41):.3f}" in text
     assert "return is at 44" in text
@@ -182,7 +182,7 @@ def test_blog_summary_names_the_true_returns():
     assert f"at least {closest:.2f}" in text
 
 
-def test_paper_table3_quotes_the_paper():
+def test_paper_table3_quotes_the_paper() -> None:
     markdown = learner.paper_table3()
     # Vaswani et al. 2017, Table 3: base 4.92 / 25.8; row (E) 4.92 / 25.7.
     assert "| base, sinusoidal encoding | 4.92 | 25.8 |" in markdown
@@ -195,24 +195,24 @@ def _page(name: str) -> str:
     return (Path(__file__).resolve().parents[1] / "docs" / f"{name}.md").read_text(encoding="utf-8")
 
 
-def test_gentle_example_comes_before_the_long_trace():
+def test_gentle_example_comes_before_the_long_trace() -> None:
     page = _page("worked-examples")
     assert page.index("## A 4-wide encoding") < page.index("## Step by step: 8 positions, d = 20")
     assert "## Step by step" not in _page("formula")
 
 
-def test_unit_circle_figure_lives_in_the_rotation_chapter():
+def test_unit_circle_figure_lives_in_the_rotation_chapter() -> None:
     rotation = _page("rotation")
     assert rotation.index('figure("rotation"') < rotation.index("## Derivation")
     assert 'figure("rotation"' not in _page("visualizing")
 
 
-def test_simple_module_comes_before_the_exact_method():
+def test_simple_module_comes_before_the_exact_method() -> None:
     page = _page("implementation")
     assert page.index("## The torch module") < page.index("## The numpy function")
 
 
-def test_transformer_page_is_in_the_guide_after_implementation():
+def test_transformer_page_is_in_the_guide_after_implementation() -> None:
     from pathlib import Path
 
     nav = (Path(__file__).resolve().parents[1] / "mkdocs.yml").read_text(encoding="utf-8")
@@ -220,7 +220,7 @@ def test_transformer_page_is_in_the_guide_after_implementation():
     assert where == sorted(where)
 
 
-def test_column0_alone_returns_near_multiples_of_pi():
+def test_column0_alone_returns_near_multiples_of_pi() -> None:
     records = learner.sine_zero_records(1000)
     expected, best = [], abs(math.sin(1))
     for p in range(2, 1001):

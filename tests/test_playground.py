@@ -16,11 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import ROOT, watched_page
+from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import pe
@@ -47,17 +49,17 @@ def contrast(first: tuple[int, ...], second: tuple[int, ...]) -> float:
     return (light + 0.05) / (dark + 0.05)
 
 
-def test_contrast_formula_knows_black_on_white():
+def test_contrast_formula_knows_black_on_white() -> None:
     assert contrast((0, 0, 0), (255, 255, 255)) == pytest.approx(21.0)
     assert contrast((118, 118, 118), (255, 255, 255)) == pytest.approx(4.54, abs=0.01)
 
 
 def exact(position: int, d_model: int, base: float) -> np.ndarray:
-    return pe.sinusoidal(np.array([position]), d_model, base=base, dtype=np.float64)[0]
+    return np.asarray(pe.sinusoidal(np.array([position]), d_model, base=base, dtype=np.float64)[0])
 
 
 @pytest.fixture
-def page(browser, server):
+def page(browser: Browser, server: str) -> Iterator[Page]:
     """A page that blocks every request to another host; none may be made."""
     with watched_page(browser, server) as (page, outside, errors):
         yield page
@@ -65,7 +67,7 @@ def page(browser, server):
         assert errors == [], errors
 
 
-def open_widget(page, server, path: str, kind: str):
+def open_widget(page: Page, server: str, path: str, kind: str) -> Locator:
     page.goto(server + path, wait_until="load")
     widget = page.locator(f'[data-pe-widget="{kind}"]')
     widget.wait_for()
@@ -73,26 +75,28 @@ def open_widget(page, server, path: str, kind: str):
     return widget
 
 
-def set_control(widget, name: str, value) -> None:
+def set_control(widget: Locator, name: str, value: object) -> None:
     box = widget.locator(f'[data-control="{name}"]').first
     box.fill(str(value))
     box.press("Enter")
 
 
-def field(scope, name: str) -> float:
+def field(scope: Locator, name: str) -> float:
     return float(scope.locator(f'[data-field="{name}"]').first.inner_text())
 
 
-def fields(scope, name: str) -> list[float]:
+def fields(scope: Locator, name: str) -> list[float]:
     return [float(t) for t in scope.locator(f'[data-field="{name}"]').all_inner_texts()]
 
 
-def message(widget, name: str) -> str:
+def message(widget: Locator, name: str) -> str:
     box = widget.locator(f'[data-role="message-{name}"]')
     return box.inner_text() if box.is_visible() else ""
 
 
-def read_cell(widget, position: int, dimension: int, *, keyboard: bool = False) -> dict[str, float]:
+def read_cell(
+    widget: Locator, position: int, dimension: int, *, keyboard: bool = False
+) -> dict[str, float]:
     """Point at a cell with the mouse (or walk to it with the arrow keys) and read it."""
     canvas = widget.locator('[data-role="heatmap"]')
     d_model = int(widget.locator('[data-control="d"]').input_value())
@@ -109,7 +113,7 @@ def read_cell(widget, position: int, dimension: int, *, keyboard: bool = False) 
             canvas.press("ArrowUp" if from_end else "ArrowDown")
     else:  # the plotted area sits inside the axes; the canvas says where
         plot = {
-            k: float(canvas.get_attribute(f"data-plot-{k}"))
+            k: float(canvas.get_attribute(f"data-plot-{k}") or "")
             for k in ("left", "top", "width", "height")
         }
         x = plot["left"] + (dimension + 0.5) * plot["width"] / d_model
@@ -127,7 +131,7 @@ CONFIGURATIONS = [
 ]
 
 
-def test_table_cells_match_pe(page, server):
+def test_table_cells_match_pe(page: Page, server: str) -> None:
     widget = open_widget(page, server, "playground/", "playground")
     for d_model, base, length, cells in CONFIGURATIONS:
         set_control(widget, "d", d_model)
@@ -150,14 +154,16 @@ COMPARISONS = [
 ]
 
 
-def test_two_positions_match_pe(page, server):
+def test_two_positions_match_pe(page: Page, server: str) -> None:
     widget = open_widget(page, server, "playground/", "playground")
     for configuration in COMPARISONS:
         check_two_positions(widget, *configuration)
     check_offset_only(widget)
 
 
-def check_two_positions(widget, d_model, base, length, p, q, pair) -> None:
+def check_two_positions(
+    widget: Locator, d_model: int, base: float, length: int, p: int, q: int, pair: int
+) -> None:
     set_control(widget, "d", d_model)
     set_control(widget, "base", base)
     set_control(widget, "length", length)
@@ -193,7 +199,7 @@ def check_two_positions(widget, d_model, base, length, p, q, pair) -> None:
     )
 
 
-def test_shifting_both_positions_keeps_the_dot_product(page, server):
+def test_shifting_both_positions_keeps_the_dot_product(page: Page, server: str) -> None:
     """The shift buttons move p and q together; the dot product is sum_i cos(k omega_i)."""
     widget = open_widget(page, server, "playground/", "playground")
     results = widget.locator('[data-role="pair-results"]')
@@ -209,7 +215,7 @@ def test_shifting_both_positions_keeps_the_dot_product(page, server):
     assert (field(results, "a"), field(results, "b")) == (8, 49)
 
 
-def check_offset_only(widget) -> None:
+def check_offset_only(widget: Locator) -> None:
     """Moving p and q together leaves the dot product as it was (shift invariance)."""
     set_control(widget, "d", 64)
     set_control(widget, "base", 10000)
@@ -225,7 +231,7 @@ def check_offset_only(widget) -> None:
     assert shown == pytest.approx([np.cos(13 * omega).sum()] * 3, abs=SHOWN)
 
 
-def check_prose(page, widget) -> None:
+def check_prose(page: Page, widget: Locator) -> None:
     """The executed paragraph above the widget and the widget agree at the start."""
     prose = page.locator("article").inner_text()
     results = widget.locator('[data-role="pair-results"]')
@@ -235,19 +241,19 @@ def check_prose(page, widget) -> None:
     assert widget.locator('[data-field="norm-encoding"]').inner_text() in prose
 
 
-def pipeline_columns(widget) -> dict[str, np.ndarray]:
+def pipeline_columns(widget: Locator) -> dict[str, np.ndarray]:
     table = widget.locator('[data-role="pipeline"] table')
     return {key: np.array(fields(table, key)) for key in ("embedding", "scaled", "encoding", "sum")}
 
 
-def test_pipeline_values_and_norms_match_pe(page, server):
+def test_pipeline_values_and_norms_match_pe(page: Page, server: str) -> None:
     widget = open_widget(page, server, "playground/", "playground")
     for d_model, token in [(16, 6), (8, 0), (4, 9)]:
         check_pipeline(widget, d_model, token)
     check_wide_pipeline(widget)
 
 
-def check_pipeline(widget, d_model: int, token: int) -> None:
+def check_pipeline(widget: Locator, d_model: int, token: int) -> None:
     set_control(widget, "d", d_model)
     widget.locator('[data-control="token"]').select_option(str(token))
     column = pipeline_columns(widget)  # every dimension is shown at these widths
@@ -271,7 +277,7 @@ def check_pipeline(widget, d_model: int, token: int) -> None:
     assert field(steps, "norm-sum") == pytest.approx(expected_sum, abs=NORM_SHOWN + rounding)
 
 
-def check_wide_pipeline(widget) -> None:
+def check_wide_pipeline(widget: Locator) -> None:
     """At d = 512: the scaled norm is sqrt(d) times the first; the encoding's is sqrt(d/2)."""
     set_control(widget, "d", 512)
     steps = widget.locator('[data-role="pipeline-steps"]')
@@ -281,7 +287,7 @@ def check_wide_pipeline(widget) -> None:
     assert 0.8 < first < 1.2  # entries of standard deviation 1/sqrt(d): norm near 1
 
 
-def test_pipeline_steps_play_pause_and_keyboard(browser, server):
+def test_pipeline_steps_play_pause_and_keyboard(browser: Browser, server: str) -> None:
     with watched_page(browser, server) as (page, outside, errors):
         page.clock.install()
         widget = open_widget(page, server, "playground/", "playground")
@@ -314,14 +320,14 @@ def test_pipeline_steps_play_pause_and_keyboard(browser, server):
         page.clock.run_for(6000)
         assert current.get_attribute("data-step") == "sum"
         assert play.get_attribute("aria-pressed") == "false"
-        label = widget.locator('[data-role="pipeline-bars"]').get_attribute("aria-label")
+        label = widget.locator('[data-role="pipeline-bars"]').get_attribute("aria-label") or ""
         assert "step 4" in label
         assert "norm" in label
         assert outside == []
         assert errors == []
 
 
-def check_wave_legend(widget) -> None:
+def check_wave_legend(widget: Locator) -> None:
     set_control(widget, "d", 128)
     set_control(widget, "dims", "3, 40")
     legend = widget.locator('[data-role="waves-legend"]').inner_text()
@@ -347,13 +353,13 @@ REFUSED = [
 ]
 
 
-def test_refused_values_are_explained_and_the_figures_keep_going(page, server):
+def test_refused_values_are_explained_and_the_figures_keep_going(page: Page, server: str) -> None:
     widget = open_widget(page, server, "playground/", "playground")
     for name, typed, words in REFUSED:
         check_refused(widget, name, typed, words)
 
 
-def check_refused(widget, name: str, typed: str, words: str) -> None:
+def check_refused(widget: Locator, name: str, typed: str, words: str) -> None:
     heatmap = widget.locator('[data-role="heatmap"]')
     before = heatmap.get_attribute("aria-label")
     box = widget.locator(f'[data-control="{name}"]')
@@ -365,7 +371,7 @@ def check_refused(widget, name: str, typed: str, words: str) -> None:
     described = box.get_attribute("aria-describedby")
     assert widget.locator(f"#{described}").inner_text() == text
     assert heatmap.get_attribute("aria-label") == before  # never an empty plot
-    assert "Line plot" in widget.locator('[data-role="waves"]').get_attribute("aria-label")
+    assert "Line plot" in (widget.locator('[data-role="waves"]').get_attribute("aria-label") or "")
     # A good value clears the message.
     good = {"d": 64, "base": 10000, "length": 50, "p": 5, "dims": "0, 1, 10, 30"}[name]
     set_control(widget, name, good)
@@ -373,7 +379,7 @@ def check_refused(widget, name: str, typed: str, words: str) -> None:
     assert box.get_attribute("aria-invalid") is None
 
 
-def test_figures_are_named_and_follow_the_state(page, server):
+def test_figures_are_named_and_follow_the_state(page: Page, server: str) -> None:
     widget = open_widget(page, server, "playground/", "playground")
     check_prose(page, widget)
     canvases = widget.locator("canvas")
@@ -384,9 +390,15 @@ def test_figures_are_named_and_follow_the_state(page, server):
         assert len(canvas.get_attribute("aria-label") or "") > 60
     set_control(widget, "d", 128)
     set_control(widget, "p", 20)
-    assert "128 dimensions" in widget.locator('[data-role="heatmap"]').get_attribute("aria-label")
-    assert "position 20" in widget.locator('[data-role="similarity"]').get_attribute("aria-label")
-    assert "d_model 128" in widget.locator('[data-role="waves"]').get_attribute("aria-label")
+    assert "128 dimensions" in (
+        widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
+    )
+    assert "position 20" in (
+        widget.locator('[data-role="similarity"]').get_attribute("aria-label") or ""
+    )
+    assert "d_model 128" in (
+        widget.locator('[data-role="waves"]').get_attribute("aria-label") or ""
+    )
     check_wave_legend(widget)
     # The palette switch redraws in the other scheme's colours.
     scale = widget.locator(".pe-scale-bar")
@@ -398,7 +410,7 @@ def test_figures_are_named_and_follow_the_state(page, server):
     )
 
 
-def test_live_region_speaks_when_the_reader_settles(browser, server):
+def test_live_region_speaks_when_the_reader_settles(browser: Browser, server: str) -> None:
     with watched_page(browser, server) as (page, outside, errors):
         page.clock.install()
         widget = open_widget(page, server, "playground/", "playground")
@@ -407,6 +419,7 @@ def test_live_region_speaks_when_the_reader_settles(browser, server):
         assert widget.locator("[aria-live]").count() == 1  # one region for the whole widget
         canvas = widget.locator('[data-role="heatmap"]')
         box = canvas.bounding_box()
+        assert box is not None
         for k in range(12):  # the mouse sweeps across the table: nothing is said
             canvas.hover(position={"x": box["width"] * (0.2 + 0.05 * k), "y": box["height"] * 0.4})
             page.clock.run_for(100)
@@ -431,13 +444,15 @@ def test_live_region_speaks_when_the_reader_settles(browser, server):
         assert errors == []
 
 
-def test_sliders_work_from_the_keyboard(page, server):
+def test_sliders_work_from_the_keyboard(page: Page, server: str) -> None:
     widget = open_widget(page, server, "playground/", "playground")
     slider = widget.locator('[data-slider="d"]')
     slider.focus()
     page.keyboard.press("ArrowRight")
     assert widget.locator('[data-control="d"]').input_value() == "66"
-    assert "66 dimensions" in widget.locator('[data-role="heatmap"]').get_attribute("aria-label")
+    assert "66 dimensions" in (
+        widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
+    )
     q = widget.locator('[data-slider="q"]')
     q.focus()
     page.keyboard.press("End")
@@ -445,7 +460,7 @@ def test_sliders_work_from_the_keyboard(page, server):
     assert field(widget.locator('[data-role="pair-results"]'), "b") == 49
 
 
-def test_formula_page_widget_by_keyboard(page, server):
+def test_formula_page_widget_by_keyboard(page: Page, server: str) -> None:
     widget = open_widget(page, server, "formula/", "table")
     set_control(widget, "d", 10)
     set_control(widget, "base", 1000)
@@ -458,13 +473,13 @@ def test_formula_page_widget_by_keyboard(page, server):
     assert (field(readout, "position"), field(readout, "dimension")) == (23, 9)
 
 
-def test_rotation_page_widget(page, server):
+def test_rotation_page_widget(page: Page, server: str) -> None:
     widget = open_widget(page, server, "rotation/", "rotation")
     for position, offset, pair in [(3, 5, 1), (100, -37, 6), (0, 200, 0)]:
         check_rotation(widget, position, offset, pair)
 
 
-def check_rotation(widget, position: int, offset: int, pair: int) -> None:
+def check_rotation(widget: Locator, position: int, offset: int, pair: int) -> None:
     set_control(widget, "p", position)
     set_control(widget, "k", offset)
     set_control(widget, "pair", pair)
@@ -488,7 +503,7 @@ def check_rotation(widget, position: int, offset: int, pair: int) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_layout_holds_and_screenshots(browser, server, scheme):
+def test_layout_holds_and_screenshots(browser: Browser, server: str, scheme: str) -> None:
     """At 320, 375, 768 and 1280 px: no sideways scroll, nothing out of the box, 44 px targets."""
     with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):
         page.goto(server + "playground/", wait_until="load")
@@ -505,7 +520,7 @@ def test_layout_holds_and_screenshots(browser, server, scheme):
         assert errors == []
 
 
-def check_layout(page, scheme: str, width: int) -> None:
+def check_layout(page: Page, scheme: str, width: int) -> None:
     expected = "slate" if scheme == "dark" else "default"
     # Material's search box slides to its new width for a moment: let it settle.
     with contextlib.suppress(PlaywrightTimeout):
@@ -549,7 +564,7 @@ def check_layout(page, scheme: str, width: int) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_focus_is_visible_on_every_control(browser, server, scheme):
+def test_focus_is_visible_on_every_control(browser: Browser, server: str, scheme: str) -> None:
     with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):
         open_widget(page, server, "playground/", "playground")
         page.locator(f"{PLAYGROUND} input").first.focus()
@@ -587,7 +602,9 @@ def test_focus_is_visible_on_every_control(browser, server, scheme):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_violation_in_the_playground(browser, server, scheme):
+def test_axe_finds_no_violation_in_the_playground(
+    browser: Browser, server: str, scheme: str
+) -> None:
     from axe_playwright_python.base import AXE_FILE_PATH
 
     with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):

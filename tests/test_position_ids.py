@@ -4,7 +4,7 @@ import torch
 from pe.nn import position_ids
 
 
-def test_left_and_right_padding():
+def test_left_and_right_padding() -> None:
     ids = torch.tensor([[0, 0, 0, 7, 8], [7, 8, 9, 0, 0], [7, 8, 9, 10, 11]])
     assert position_ids(ids, pad_id=0).tolist() == [
         [0, 0, 0, 0, 1],
@@ -13,13 +13,13 @@ def test_left_and_right_padding():
     ]
 
 
-def test_start_and_pad_value():
+def test_start_and_pad_value() -> None:
     ids = torch.tensor([[1, 1, 5, 6], [5, 6, 7, 1]])
     got = position_ids(ids, pad_id=1, start=2, pad_value=1)
     assert got.tolist() == [[1, 1, 2, 3], [2, 3, 4, 1]]
 
 
-def test_real_tokens_count_consecutively_whatever_the_padding():
+def test_real_tokens_count_consecutively_whatever_the_padding() -> None:
     torch.manual_seed(0)
     for _ in range(20):
         ids = torch.randint(1, 50, (4, 12))
@@ -31,19 +31,19 @@ def test_real_tokens_count_consecutively_whatever_the_padding():
             assert torch.all(positions[~real] == -7)
 
 
-def test_any_leading_shape():
+def test_any_leading_shape() -> None:
     ids = torch.tensor([[[0, 3, 4]], [[3, 4, 0]]])
     assert position_ids(ids, pad_id=0).shape == (2, 1, 3)
 
 
-def test_errors():
+def test_errors() -> None:
     with pytest.raises(TypeError, match="input_ids must be an integer tensor"):
         position_ids(torch.zeros(2, 3), pad_id=0)
     with pytest.raises(TypeError, match="pad_id must be an integer"):
-        position_ids(torch.zeros(2, 3, dtype=torch.long), pad_id=0.5)
+        position_ids(torch.zeros(2, 3, dtype=torch.long), pad_id=0.5)  # type: ignore[arg-type]  # wrong on purpose
 
 
-def test_pad_id_outside_the_dtype_is_refused():
+def test_pad_id_outside_the_dtype_is_refused() -> None:
     ids = torch.tensor([[1, 2, 255]], dtype=torch.uint8)
     # 257 would wrap to 1 in uint8 and mark the first real token as padding
     with pytest.raises(
@@ -55,7 +55,7 @@ def test_pad_id_outside_the_dtype_is_refused():
     assert position_ids(ids, pad_id=255).tolist() == [[0, 1, 0]]
 
 
-def test_pad_value_out_of_range_is_a_value_error():
+def test_pad_value_out_of_range_is_a_value_error() -> None:
     ids = torch.tensor([[0, 5, 6]])
     with pytest.raises(ValueError, match=r"pad_value must lie in .*got 1180591620717411303424"):
         position_ids(ids, pad_id=0, pad_value=2**70)

@@ -5,18 +5,18 @@ from reference import float64_table
 import pe
 
 
-def test_value_range_is_within_minus_one_and_one():
+def test_value_range_is_within_minus_one_and_one() -> None:
     low, high = pe.value_range(np.arange(-100_000, 100_000, 13), 64)
     assert -1.0 <= low < -0.999
     assert 0.999 < high <= 1.0
 
 
-def test_norm_deviation_is_rounding():
+def test_norm_deviation_is_rounding() -> None:
     assert pe.norm_deviation(50_000, 256) < 1e-11
     assert pe.norm_deviation([], 8) == 0.0
 
 
-def test_rotation_error_is_rounding_and_detects_a_wrong_offset():
+def test_rotation_error_is_rounding_and_detects_a_wrong_offset() -> None:
     assert pe.rotation_error(np.arange(0, 5000, 3), [1, 2, 50, -7], 32) < 1e-11
     # The check is not vacuous: the true next rows are far from the rows two ahead.
     table = float64_table(np.arange(0, 100), 32)
@@ -25,7 +25,7 @@ def test_rotation_error_is_rounding_and_detects_a_wrong_offset():
 
 
 @pytest.mark.parametrize(("length", "d_model"), [(300, 4), (200, 2), (150, 16)])
-def test_uniqueness_matches_all_pairs(length, d_model):
+def test_uniqueness_matches_all_pairs(length: int, d_model: int) -> None:
     table = float64_table(np.arange(length), d_model)
     distances = np.linalg.norm(table[:, None, :] - table[None, :, :], axis=-1)
     distances[np.arange(length), np.arange(length)] = np.inf
@@ -35,12 +35,12 @@ def test_uniqueness_matches_all_pairs(length, d_model):
     assert result.offset == abs(int(q) - int(p))
 
 
-def test_uniqueness_needs_two_positions():
+def test_uniqueness_needs_two_positions() -> None:
     with pytest.raises(ValueError, match="at least 2"):
         pe.uniqueness(1, 8)
 
 
-def test_extrapolation_against_brute_force():
+def test_extrapolation_against_brute_force() -> None:
     train, test, d_model = 64, 200, 8
     result = pe.extrapolation(train, test, d_model, window=10)
     inside = float64_table(np.arange(train), d_model)
@@ -51,8 +51,8 @@ def test_extrapolation_against_brute_force():
     assert result.max_abs_value <= 1.0
 
 
-def test_extrapolation_errors():
+def test_extrapolation_errors() -> None:
     with pytest.raises(ValueError, match="train_length=100, test_length=100"):
         pe.extrapolation(100, 100, 8)
     with pytest.raises(TypeError, match="test_length"):
-        pe.extrapolation(10, 20.0, 8)
+        pe.extrapolation(10, 20.0, 8)  # type: ignore[arg-type]  # wrong on purpose

@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, SiteBuild
 from packaging.requirements import Requirement
 
 from sitegen import reader
@@ -122,7 +122,9 @@ class Run:
         return self.returncode == 0 and self.stdout.rstrip("\n") == self.shown.rstrip("\n")
 
 
-def run_script(python: Path, folder: Path, name: str, code: str) -> subprocess.CompletedProcess:
+def run_script(
+    python: Path, folder: Path, name: str, code: str
+) -> subprocess.CompletedProcess[str]:
     """Write `code` to ``folder/name`` and run it there, as a reader would."""
     path = folder / name
     path.write_text(code + "\n")
@@ -138,7 +140,7 @@ def run_script(python: Path, folder: Path, name: str, code: str) -> subprocess.C
 
 
 @pytest.fixture(scope="module")
-def pages(site) -> dict[str, list[reader.Block]]:
+def pages(site: SiteBuild) -> dict[str, list[reader.Block]]:
     found = {}
     for path in sorted(site.directory.rglob("*.html")):
         blocks = reader.copied_blocks(path.read_text())
@@ -148,19 +150,23 @@ def pages(site) -> dict[str, list[reader.Block]]:
 
 
 @pytest.fixture(scope="module")
-def served_wheel(site) -> Path:
+def served_wheel(site: SiteBuild) -> Path:
     wheel = site.directory / "dist" / reader.wheel_name()
     assert wheel.is_file(), f"the site does not serve {wheel.name}"
     return wheel
 
 
 @pytest.fixture(scope="module")
-def environment(served_wheel, tmp_path_factory) -> Path:
+def environment(served_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return fresh_environment(tmp_path_factory.mktemp("reader-venv") / "venv", served_wheel)
 
 
 @pytest.fixture(scope="module")
-def runs(pages, environment, tmp_path_factory) -> list[Run]:
+def runs(
+    pages: dict[str, list[reader.Block]],
+    environment: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> list[Run]:
     jobs = [
         (page, number, block)
         for page, blocks in pages.items()
@@ -178,11 +184,13 @@ def runs(pages, environment, tmp_path_factory) -> list[Run]:
         return list(pool.map(one, jobs))
 
 
-def _outcome(result: subprocess.CompletedProcess) -> tuple[int, str, str]:
+def _outcome(result: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
     return result.returncode, result.stdout, result.stderr
 
 
-def test_the_environment_has_only_the_wheel_numpy_and_torch(environment, tmp_path):
+def test_the_environment_has_only_the_wheel_numpy_and_torch(
+    environment: Path, tmp_path: Path
+) -> None:
     probe = (
         "import importlib.util, sys, pe\n"
         "print(pe.__file__)\n"
@@ -197,7 +205,9 @@ def test_the_environment_has_only_the_wheel_numpy_and_torch(environment, tmp_pat
     assert missing == "[]"
 
 
-def test_every_copied_python_block_runs_and_prints_what_the_page_shows(pages, runs):
+def test_every_copied_python_block_runs_and_prints_what_the_page_shows(
+    pages: dict[str, list[reader.Block]], runs: list[Run]
+) -> None:
     no_copy = sum(
         1
         for blocks in pages.values()
@@ -230,7 +240,9 @@ def test_every_copied_python_block_runs_and_prints_what_the_page_shows(pages, ru
         RESULTS.write_text(recorded)  # then README.md is stale: make readme shows the new counts
 
 
-def test_no_python_block_is_copyable_that_is_not_a_program(pages):
+def test_no_python_block_is_copyable_that_is_not_a_program(
+    pages: dict[str, list[reader.Block]],
+) -> None:
     """Console sessions and signatures are not programs: the page marks them no-copy."""
     for page, blocks in pages.items():
         for block in blocks:
@@ -238,7 +250,7 @@ def test_no_python_block_is_copyable_that_is_not_a_program(pages):
                 assert block.copied is None, f"{page}: a console session is copyable"
 
 
-def test_copied_text_follows_material():
+def test_copied_text_follows_material() -> None:
     html = (
         '<div class="language-python highlight"><pre><span></span><code>'
         '<a id="__codelineno-0-1" href="#__codelineno-0-1"></a><span class="n">x</span>'
@@ -278,8 +290,8 @@ for number, cell in enumerate(cells):
 
 
 def test_each_page_with_code_offers_a_notebook_and_a_script_that_run(
-    site, pages, environment, tmp_path
-):
+    site: SiteBuild, pages: dict[str, list[reader.Block]], environment: Path, tmp_path: Path
+) -> None:
     jobs = []
     for page, blocks in pages.items():
         code = reader.runnable(blocks)

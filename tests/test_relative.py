@@ -1,3 +1,5 @@
+from typing import Any
+
 import pytest
 import torch
 
@@ -6,7 +8,9 @@ from pe.nn import RelativePositionBias, relative_position_bucket
 
 @pytest.mark.parametrize("bidirectional", [True, False])
 @pytest.mark.parametrize(("num_buckets", "max_distance"), [(32, 128), (8, 20), (64, 512)])
-def test_buckets_match_t5_in_transformers(bidirectional, num_buckets, max_distance):
+def test_buckets_match_t5_in_transformers(
+    bidirectional: bool, num_buckets: int, max_distance: int
+) -> None:
     t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
     offsets = torch.arange(-1500, 1500)
     ours = relative_position_bucket(
@@ -18,7 +22,7 @@ def test_buckets_match_t5_in_transformers(bidirectional, num_buckets, max_distan
     assert torch.equal(ours, theirs)
 
 
-def test_bucket_structure():
+def test_bucket_structure() -> None:
     offsets = torch.arange(-300, 301)
     buckets = relative_position_bucket(offsets)
     # small offsets are exact, each direction uses its own half, far ones share a bucket
@@ -34,7 +38,7 @@ def test_bucket_structure():
     assert torch.all(causal[300:] == 0)  # keys at or after the query: bucket 0
 
 
-def test_bias_depends_only_on_the_offset():
+def test_bias_depends_only_on_the_offset() -> None:
     bias = RelativePositionBias(num_heads=3)
     values = bias(12, 20)
     assert values.shape == (3, 12, 20)
@@ -45,7 +49,7 @@ def test_bias_depends_only_on_the_offset():
     torch.testing.assert_close(shifted, values[:, 8:12])
 
 
-def test_clipped_variant():
+def test_clipped_variant() -> None:
     bias = RelativePositionBias(num_heads=2, kind="clipped", max_distance=4)
     assert bias.num_buckets == 9
     buckets = bias.buckets(1, 12, offset=5)  # query at position 5
@@ -54,7 +58,7 @@ def test_clipped_variant():
     assert causal.buckets(1, 8, offset=6).tolist() == [[4, 4, 4, 3, 2, 1, 0, 0]]
 
 
-def test_parameters_and_device():
+def test_parameters_and_device() -> None:
     bias = RelativePositionBias(num_heads=4, num_buckets=16)
     assert bias.bias.weight.shape == (16, 4)
     assert bias.to(torch.float64)(3, 3).dtype == torch.float64
@@ -72,12 +76,12 @@ def test_parameters_and_device():
         ({"num_heads": 2, "bidirectional": "yes"}, TypeError, "bidirectional"),
     ],
 )
-def test_errors(kwargs, error, pattern):
+def test_errors(kwargs: dict[str, Any], error: type[Exception], pattern: str) -> None:
     with pytest.raises(error, match=pattern):
         RelativePositionBias(**kwargs)
 
 
-def test_bucket_errors():
+def test_bucket_errors() -> None:
     with pytest.raises(TypeError, match="relative_position must be an integer tensor"):
         relative_position_bucket(torch.zeros(3))
 
@@ -85,7 +89,9 @@ def test_bucket_errors():
 @pytest.mark.parametrize(
     ("bidirectional", "max_distance"), [(True, 8), (True, 4), (False, 16), (False, 10)]
 )
-def test_small_max_distance_stays_in_range_where_t5_does_not(bidirectional, max_distance):
+def test_small_max_distance_stays_in_range_where_t5_does_not(
+    bidirectional: bool, max_distance: int
+) -> None:
     transformers_t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
     offsets = torch.arange(-40, 41)
     theirs = transformers_t5.T5Attention._relative_position_bucket(
@@ -102,7 +108,9 @@ def test_small_max_distance_stays_in_range_where_t5_does_not(bidirectional, max_
 
 
 @pytest.mark.parametrize(("bidirectional", "max_distance"), [(True, 9), (False, 17), (True, 128)])
-def test_matches_t5_when_max_distance_exceeds_the_exact_buckets(bidirectional, max_distance):
+def test_matches_t5_when_max_distance_exceeds_the_exact_buckets(
+    bidirectional: bool, max_distance: int
+) -> None:
     transformers_t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
     offsets = torch.arange(-300, 301)
     theirs = transformers_t5.T5Attention._relative_position_bucket(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -10,10 +12,13 @@ from conftest import watched_page
 
 import pe
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Locator, Page
+
 pytestmark = pytest.mark.browser
 
 HEAD_DIM, BASE, TRAINED = 128, 500000.0, 8192  # the panel's model: Llama 3.1 8B
-SCALINGS = {
+SCALINGS: dict[str, Callable[[float], dict[str, object] | None]] = {
     "default": lambda s: None,
     "linear": lambda s: {"type": "linear", "factor": s},
     "dynamic": lambda s: {"type": "dynamic", "factor": s},
@@ -29,7 +34,7 @@ SCALINGS = {
 
 
 @pytest.fixture
-def page(browser, server):
+def page(browser: Browser, server: str) -> Iterator[Page]:
     """A page that blocks every request to another host; none may be made."""
     with watched_page(browser, server) as (page, outside, errors):
         yield page
@@ -37,7 +42,7 @@ def page(browser, server):
         assert errors == [], errors
 
 
-def open_panel(page, server):
+def open_panel(page: Page, server: str) -> Locator:
     page.goto(server + "beyond/rope-scaling/", wait_until="load")
     panel = page.locator("[data-pe-rope-panel]")
     panel.wait_for()
@@ -48,7 +53,7 @@ def open_panel(page, server):
 @pytest.mark.parametrize(
     ("rule", "factor"), [("yarn", 16.0), ("llama3", 8.0), ("dynamic", 4.0), ("linear", 2.5)]
 )
-def test_panel_numbers_match_pe(page, server, rule, factor):
+def test_panel_numbers_match_pe(page: Page, server: str, rule: str, factor: float) -> None:
     panel = open_panel(page, server)
     panel.locator('[data-control="rule"]').select_option(rule)
     box = panel.locator('[data-control="factor"]')
@@ -74,14 +79,14 @@ def test_panel_numbers_match_pe(page, server, rule, factor):
     assert rows.count() > 5
     for index in range(rows.count()):
         row = rows.nth(index)
-        pair = int(row.get_attribute("data-pair"))
+        pair = int(row.get_attribute("data-pair") or "")
         slowdown = float(row.locator('[data-field="slowdown"]').inner_text())
         assert slowdown == pytest.approx(ratio[pair], rel=6e-6)  # 6 significant digits
         after = float(row.locator('[data-field="after"]').inner_text().replace(",", ""))
         assert after == pytest.approx(2 * math.pi / expected.frequencies[pair], abs=0.5)
 
 
-def test_controls_are_labelled_and_show_focus(page, server):
+def test_controls_are_labelled_and_show_focus(page: Page, server: str) -> None:
     panel = open_panel(page, server)
     for control in ("rule", "factor"):
         element = panel.locator(f'[data-control="{control}"]')

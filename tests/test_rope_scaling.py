@@ -2,12 +2,16 @@
 
 import copy
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
 
 import pe
 from sitegen.rope import PUBLISHED, Published, frequencies_of
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedConfig
 
 transformers = pytest.importorskip("transformers")
 rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
@@ -24,7 +28,9 @@ def float32_bound(base: float) -> float:
     return 2.0**-24 * (6.0 + math.log(base))
 
 
-def transformers_frequencies(entry: Published, seq_len):
+def transformers_frequencies(
+    entry: Published, seq_len: int | None
+) -> tuple[np.ndarray, float, "PreTrainedConfig"]:
     if "partial_rotary_factor" in entry.config:  # Phi's classes read the rotated fraction
         phi = pytest.importorskip("transformers.models.phi.modeling_phi")
         config = transformers.PhiConfig(**copy.deepcopy(entry.config))
@@ -38,13 +44,13 @@ def transformers_frequencies(entry: Published, seq_len):
     return frequencies.double().numpy(), float(attention_factor), config
 
 
-def lengths(entry: Published):
+def lengths(entry: Published) -> list[int | None]:
     """Lengths at which the rule is compared: unset, the trained length, and beyond."""
     longest = entry.config["max_position_embeddings"]
     return [None, longest // 2, longest, 2 * longest]
 
 
-def test_at_least_six_model_families_and_every_rule():
+def test_at_least_six_model_families_and_every_rule() -> None:
     rules = {entry.rule for entry in PUBLISHED}
     assert rules == {"default", "linear", "dynamic", "yarn", "longrope", "llama3"}
     families = {entry.model.split()[0].split("-")[0] for entry in PUBLISHED}
@@ -52,7 +58,7 @@ def test_at_least_six_model_families_and_every_rule():
 
 
 @pytest.mark.parametrize("entry", PUBLISHED, ids=[entry.model for entry in PUBLISHED])
-def test_matches_transformers_on_published_configs(entry):
+def test_matches_transformers_on_published_configs(entry: Published) -> None:
     for seq_len in lengths(entry):
         theirs, their_factor, _ = transformers_frequencies(entry, seq_len)
         ours = frequencies_of(entry, seq_len)
@@ -65,7 +71,7 @@ def test_matches_transformers_on_published_configs(entry):
         assert ours.attention_factor == pytest.approx(their_factor, rel=1e-12)
 
 
-def test_float32_bound_is_tight_enough_to_catch_a_wrong_rule():
+def test_float32_bound_is_tight_enough_to_catch_a_wrong_rule() -> None:
     # The bound is 1e-6 or less: a llama3 band moved by one pair, or yarn's
     # attention factor from mscale alone, would be caught.
     assert float32_bound(1e6) < 1.3e-6
@@ -76,7 +82,7 @@ def test_float32_bound_is_tight_enough_to_catch_a_wrong_rule():
     assert np.max(np.abs(wrong / theirs - 1)) > 1e-3
 
 
-def test_hand_derived_values():
+def test_hand_derived_values() -> None:
     # llama3 with Llama 3.1's numbers: a wavelength under 8192/4 = 2048 is kept,
     # one over 8192 slows by exactly 8.
     plain = pe.rope_frequencies(128, base=500000.0).frequencies
@@ -125,7 +131,7 @@ def test_hand_derived_values():
     assert grown.frequencies[-1] == pytest.approx(pe.frequencies(16)[-1] / 3, rel=1e-12)
 
 
-def test_partial_rotary_rotates_the_first_fraction():
+def test_partial_rotary_rotates_the_first_fraction() -> None:
     result = pe.rope_frequencies(80, partial_rotary_factor=0.4)
     np.testing.assert_allclose(
         result.frequencies, 10000.0 ** (-np.arange(0, 32, 2) / 32), rtol=1e-15
@@ -208,6 +214,8 @@ def test_partial_rotary_rotates_the_first_fraction():
         ),
     ],
 )
-def test_errors_name_the_key_and_the_value(kwargs, error, message):
+def test_errors_name_the_key_and_the_value(
+    kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
     with pytest.raises(error, match=message):
         pe.rope_frequencies(8, **kwargs)

@@ -8,14 +8,14 @@ from pe.nn import RotaryEmbedding, convert_rotary_layout
 from sitegen.rope import by_model
 
 
-def scores(rope, q, k, m, n):
+def scores(rope: RotaryEmbedding, q: torch.Tensor, k: torch.Tensor, m: int, n: int) -> float:
     """q at position m against k at position n, after rotation."""
     q_rot = rope.rotate(q[None, :], positions=torch.tensor([m]))[0]
     k_rot = rope.rotate(k[None, :], positions=torch.tensor([n]))[0]
     return float(q_rot.double() @ k_rot.double())
 
 
-def relative_property_gap(rope, head_dim=16, seed=0):
+def relative_property_gap(rope: RotaryEmbedding, head_dim: int = 16, seed: int = 0) -> float:
     """Largest change of the score when both positions move by the same amount."""
     torch.manual_seed(seed)
     q, k = torch.randn(head_dim), torch.randn(head_dim)
@@ -28,14 +28,16 @@ def relative_property_gap(rope, head_dim=16, seed=0):
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
-def test_scores_depend_only_on_the_offset(layout):
+def test_scores_depend_only_on_the_offset(layout: str) -> None:
     assert relative_property_gap(RotaryEmbedding(16, layout=layout)) < 1e-4
 
 
 class SwappedSignRotary(RotaryEmbedding):
     """A wrong RoPE: one sine with the wrong sign (a reflection, not a rotation)."""
 
-    def rotate(self, x, *, offset=0, positions=None):
+    def rotate(
+        self, x: torch.Tensor, *, offset: int = 0, positions: torch.Tensor | None = None
+    ) -> torch.Tensor:
         table = __import__("pe.nn", fromlist=["sinusoidal"]).sinusoidal(positions, self.head_dim)
         sin, cos = table[..., 0::2], table[..., 1::2]
         first, second = x[..., 0::2], x[..., 1::2]
@@ -43,11 +45,11 @@ class SwappedSignRotary(RotaryEmbedding):
         return out.flatten(-2)
 
 
-def test_the_property_check_catches_a_sign_error():
+def test_the_property_check_catches_a_sign_error() -> None:
     assert relative_property_gap(SwappedSignRotary(16)) > 0.1
 
 
-def test_rotation_preserves_norms_and_position_zero_is_identity():
+def test_rotation_preserves_norms_and_position_zero_is_identity() -> None:
     rope = RotaryEmbedding(32, layout="half")
     x = torch.randn(3, 50, 32)
     rotated = rope.rotate(x)
@@ -55,14 +57,14 @@ def test_rotation_preserves_norms_and_position_zero_is_identity():
     torch.testing.assert_close(rotated[:, 0], x[:, 0])
 
 
-def test_first_pair_turns_by_the_position():
+def test_first_pair_turns_by_the_position() -> None:
     rope = RotaryEmbedding(4)
     x = torch.tensor([[1.0, 0.0, 1.0, 0.0]])
     out = rope.rotate(x, positions=torch.tensor([3]))
     torch.testing.assert_close(out[0, :2], torch.tensor([math.cos(3.0), math.sin(3.0)]))
 
 
-def test_the_two_layouts_give_equal_scores_after_conversion():
+def test_the_two_layouts_give_equal_scores_after_conversion() -> None:
     torch.manual_seed(1)
     q, k = torch.randn(2, 4, 9, 32), torch.randn(2, 4, 9, 32)
     inter = RotaryEmbedding(32, layout="interleaved")
@@ -80,7 +82,7 @@ def test_the_two_layouts_give_equal_scores_after_conversion():
     )
 
 
-def test_half_layout_matches_llama_in_transformers():
+def test_half_layout_matches_llama_in_transformers() -> None:
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     torch.manual_seed(2)
     head_dim, seq = 64, 40
@@ -94,7 +96,7 @@ def test_half_layout_matches_llama_in_transformers():
     torch.testing.assert_close(k_ours.double(), k_ref, atol=2e-6, rtol=0)
 
 
-def test_interleaved_layout_matches_gptj_in_transformers():
+def test_interleaved_layout_matches_gptj_in_transformers() -> None:
     gptj = pytest.importorskip("transformers.models.gptj.modeling_gptj")
     torch.manual_seed(3)
     head_dim, seq = 32, 30
@@ -106,7 +108,7 @@ def test_interleaved_layout_matches_gptj_in_transformers():
     torch.testing.assert_close(ours, reference, atol=1e-5, rtol=0)
 
 
-def test_dtype_is_kept_and_long_positions_are_accurate():
+def test_dtype_is_kept_and_long_positions_are_accurate() -> None:
     rope = RotaryEmbedding(8)
     x = torch.randn(5, 8, dtype=torch.bfloat16)
     assert rope.rotate(x).dtype == torch.bfloat16
@@ -116,7 +118,7 @@ def test_dtype_is_kept_and_long_positions_are_accurate():
     assert abs(float(far[0, 0]) - expected_first) < 1e-6
 
 
-def test_errors():
+def test_errors() -> None:
     with pytest.raises(ValueError, match="head_dim"):
         RotaryEmbedding(7)
     with pytest.raises(ValueError, match="layout must be one of 'interleaved', 'half'"):
@@ -127,13 +129,15 @@ def test_errors():
         convert_rotary_layout(torch.zeros(4), "pairs", "half")
 
 
-def test_checkpoint_conversion_permutes_each_heads_projection_rows():
+def test_checkpoint_conversion_permutes_each_heads_projection_rows() -> None:
     torch.manual_seed(4)
     heads, head_dim, d_model, seq = 3, 8, 24, 7
     w_q, w_k = torch.randn(heads * head_dim, d_model), torch.randn(heads * head_dim, d_model)
     x = torch.randn(seq, d_model)
 
-    def per_head_rows(weight):  # (heads * head_dim, d) -> rows of each head reordered
+    def per_head_rows(
+        weight: torch.Tensor,
+    ) -> torch.Tensor:  # (heads * head_dim, d) -> rows of each head reordered
         rows = weight.view(heads, head_dim, d_model).transpose(1, 2)
         return convert_rotary_layout(rows, "interleaved", "half").transpose(1, 2).reshape_as(weight)
 
@@ -141,10 +145,10 @@ def test_checkpoint_conversion_permutes_each_heads_projection_rows():
     reshaped = w_q.view(heads, head_dim // 2, 2, d_model).transpose(1, 2).reshape_as(w_q)
     torch.testing.assert_close(per_head_rows(w_q), reshaped)
 
-    def scores(w_q, w_k, layout):
+    def scores(w_q: torch.Tensor, w_k: torch.Tensor, layout: str) -> torch.Tensor:
         rope = RotaryEmbedding(head_dim, layout=layout)
-        q = (x @ w_q.T).view(seq, heads, head_dim).transpose(0, 1)
-        k = (x @ w_k.T).view(seq, heads, head_dim).transpose(0, 1)
+        q: torch.Tensor = (x @ w_q.T).view(seq, heads, head_dim).transpose(0, 1)
+        k: torch.Tensor = (x @ w_k.T).view(seq, heads, head_dim).transpose(0, 1)
         q, k = rope(q, k)
         return q @ k.transpose(-1, -2)
 
@@ -162,7 +166,7 @@ def test_checkpoint_conversion_permutes_each_heads_projection_rows():
 LLAMA31 = by_model("Llama 3.1 8B").config
 
 
-def test_table_is_within_half_a_float32_unit_of_mpmath():
+def test_table_is_within_half_a_float32_unit_of_mpmath() -> None:
     mpmath = pytest.importorskip("mpmath")
     rope = RotaryEmbedding.from_config(LLAMA31)
     positions = torch.tensor([0, 1, 1857, 100_000, 2**20 - 1])
@@ -176,7 +180,7 @@ def test_table_is_within_half_a_float32_unit_of_mpmath():
     assert worst <= 2**-25  # half a float32 unit at 1.0
 
 
-def test_table_is_cached_per_device_and_dtype_and_grows_by_powers_of_two():
+def test_table_is_cached_per_device_and_dtype_and_grows_by_powers_of_two() -> None:
     rope = RotaryEmbedding(8)
     x = torch.randn(1, 300, 8)
     rope.rotate(x)
@@ -190,7 +194,7 @@ def test_table_is_cached_per_device_and_dtype_and_grows_by_powers_of_two():
     assert rope._tables[("cpu", torch.float32)][0].shape == (1024, 4)
 
 
-def test_casting_the_module_does_not_round_the_frequencies():
+def test_casting_the_module_does_not_round_the_frequencies() -> None:
     rope = RotaryEmbedding.from_config(LLAMA31).to(torch.bfloat16)
     assert rope._frequencies64.dtype == torch.float64
     assert list(rope.buffers()) == []
@@ -199,7 +203,7 @@ def test_casting_the_module_does_not_round_the_frequencies():
 @pytest.mark.parametrize(
     "config_name", ["Qwen2.5 7B Instruct", "Phi-3.5 mini instruct", "Llama 3.1 8B", "Phi-2"]
 )
-def test_matches_transformers_rotary_module_end_to_end(config_name):
+def test_matches_transformers_rotary_module_end_to_end(config_name: str) -> None:
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
     from test_rope_scaling import transformers_frequencies
@@ -231,7 +235,7 @@ def test_matches_transformers_rotary_module_end_to_end(config_name):
     assert rope_utils  # the rule functions were the reference
 
 
-def test_attention_factor_scales_every_rotated_vector():
+def test_attention_factor_scales_every_rotated_vector() -> None:
     yarn = {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 256}
     rope = RotaryEmbedding(32, scaling=yarn)
     x = torch.randn(3, 40, 32)
@@ -239,7 +243,7 @@ def test_attention_factor_scales_every_rotated_vector():
     torch.testing.assert_close(rope.rotate(x).norm(dim=-1), expected)
 
 
-def test_partial_rotary_rotates_the_first_dimensions_only():
+def test_partial_rotary_rotates_the_first_dimensions_only() -> None:
     torch.manual_seed(6)
     partial = RotaryEmbedding(80, layout="half", partial_rotary_factor=0.4)
     full = RotaryEmbedding(32, layout="half")
@@ -249,7 +253,7 @@ def test_partial_rotary_rotates_the_first_dimensions_only():
     torch.testing.assert_close(out[..., 32:], x[..., 32:], atol=0, rtol=0)
 
 
-def test_batch_seq_position_ids_are_shared_by_the_heads_even_when_batch_equals_heads():
+def test_batch_seq_position_ids_are_shared_by_the_heads_even_when_batch_equals_heads() -> None:
     torch.manual_seed(7)
     rope = RotaryEmbedding(16, layout="half")
     batch = heads = 3
@@ -276,18 +280,20 @@ def test_batch_seq_position_ids_are_shared_by_the_heads_even_when_batch_equals_h
         ((5, 8), (2, 5), "ambiguous"),
     ],
 )
-def test_ambiguous_position_shapes_raise(x_shape, positions_shape, message):
+def test_ambiguous_position_shapes_raise(
+    x_shape: tuple[int, ...], positions_shape: tuple[int, ...], message: str
+) -> None:
     rope = RotaryEmbedding(8)
     with pytest.raises(ValueError, match=message):
         rope.rotate(torch.zeros(x_shape), positions=torch.zeros(positions_shape, dtype=torch.long))
 
 
-def test_float_positions_raise():
+def test_float_positions_raise() -> None:
     with pytest.raises(TypeError, match="integer tensor"):
         RotaryEmbedding(8).rotate(torch.zeros(5, 8), positions=torch.arange(5.0))
 
 
-def test_from_config_reads_published_configs():
+def test_from_config_reads_published_configs() -> None:
     from sitegen.rope import by_model, frequencies_of
 
     phi = by_model("Phi-3.5 mini instruct")
@@ -313,7 +319,9 @@ def test_from_config_reads_published_configs():
 
 
 # --8<-- [start:decode]
-def prefill_and_decode_scores(rope, q, k, prompt):
+def prefill_and_decode_scores(
+    rope: RotaryEmbedding, q: torch.Tensor, k: torch.Tensor, prompt: int
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Scores of every query against every key: all at once, and one token at a time."""
     q_all, k_all = rope(q, k)
     at_once = q_all @ k_all.transpose(-1, -2)
@@ -329,7 +337,7 @@ def prefill_and_decode_scores(rope, q, k, prompt):
 # --8<-- [end:decode]
 
 
-def test_dynamic_scaling_is_the_same_in_prefill_and_in_decoding():
+def test_dynamic_scaling_is_the_same_in_prefill_and_in_decoding() -> None:
     torch.manual_seed(8)
     config = {
         "head_dim": 32,
@@ -344,7 +352,7 @@ def test_dynamic_scaling_is_the_same_in_prefill_and_in_decoding():
         torch.testing.assert_close(row[..., 0, :], at_once[..., t, : t + 1], atol=1e-5, rtol=1e-5)
 
     # The other choice (transformers'): frequencies from the length of each call.
-    def per_call(length):
+    def per_call(length: int) -> RotaryEmbedding:
         return RotaryEmbedding.from_config(config, seq_len=length)
 
     grown = per_call(40)
@@ -357,7 +365,7 @@ def test_dynamic_scaling_is_the_same_in_prefill_and_in_decoding():
     assert mismatch.max() > 0.5
 
 
-def test_left_padding_and_a_cache_offset_give_the_prefill_scores():
+def test_left_padding_and_a_cache_offset_give_the_prefill_scores() -> None:
     from pe.nn import position_ids
 
     torch.manual_seed(9)
@@ -377,7 +385,7 @@ def test_left_padding_and_a_cache_offset_give_the_prefill_scores():
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager"])
-def test_compiles_with_fullgraph(backend):
+def test_compiles_with_fullgraph(backend: str) -> None:
     torch._dynamo.reset()
     rope = RotaryEmbedding(
         16,
@@ -395,7 +403,7 @@ def test_compiles_with_fullgraph(backend):
             torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-6)
 
 
-def test_exports():
+def test_exports() -> None:
     rope = RotaryEmbedding.from_config(LLAMA31 | {"head_dim": 16})
     q, k = torch.randn(1, 2, 7, 16), torch.randn(1, 2, 7, 16)
     positions = torch.arange(3, 10)[None]
@@ -408,7 +416,7 @@ def test_exports():
         torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-6)
 
 
-def test_gradients_flow_and_match_the_inference_path():
+def test_gradients_flow_and_match_the_inference_path() -> None:
     torch.manual_seed(10)
     rope = RotaryEmbedding(16, layout="half", partial_rotary_factor=0.5)
     x = torch.randn(2, 5, 16, requires_grad=True)
@@ -420,7 +428,7 @@ def test_gradients_flow_and_match_the_inference_path():
     torch.testing.assert_close(x.grad, 2 * x.detach(), atol=1e-5, rtol=1e-5)
 
 
-def test_meta_tensors_give_meta_results_without_reading_values():
+def test_meta_tensors_give_meta_results_without_reading_values() -> None:
     """On the meta device only shapes exist: no position may be read (no .item())."""
     rope = RotaryEmbedding(16, layout="half")
     q = torch.empty(2, 3, 5, 16, device="meta")

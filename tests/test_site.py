@@ -7,19 +7,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, mkdocs_build
+from conftest import ROOT, SiteBuild, mkdocs_build
 
 from sitegen import cache, figures
 
 pytestmark = pytest.mark.site
 
 
-def test_strict_build_has_no_warnings(site):
+def test_strict_build_has_no_warnings(site: SiteBuild) -> None:
     for log in (site.cold_log, site.warm_log):
         assert not re.search(r"^(WARNING|ERROR)", log, re.M), log
 
 
-def test_the_cold_build_had_no_network(site):
+def test_the_cold_build_had_no_network(site: SiteBuild) -> None:
     """The cold build ran this way; the same way, a request to a real host must fail."""
     from sitegen.offline import offline
 
@@ -43,7 +43,7 @@ def test_the_cold_build_had_no_network(site):
     assert result.stdout.startswith("blocked:"), (site.offline, result.stdout)
 
 
-def test_cold_build_runs_every_figure_script_and_warm_build_none(site):
+def test_cold_build_runs_every_figure_script_and_warm_build_none(site: SiteBuild) -> None:
     scripts = figures.figure_scripts()
     cold = re.search(r"figures: ran (\d+) script", site.cold_log)
     warm = re.search(r"figures: ran (\d+) script\(s\), reused (\d+)", site.warm_log)
@@ -54,14 +54,14 @@ def test_cold_build_runs_every_figure_script_and_warm_build_none(site):
     assert int(warm.group(2)) == len(scripts)
 
 
-def test_every_figure_is_in_the_site_in_both_variants(site):
+def test_every_figure_is_in_the_site_in_both_variants(site: SiteBuild) -> None:
     for script in figures.figure_scripts():
         name = figures.figure_name(script)
         for variant in figures.VARIANTS:
             assert list((site.directory / "figures").glob(f"{name}-{variant}.*")), name
 
 
-def test_pages_show_snippet_table_and_figure(site):
+def test_pages_show_snippet_table_and_figure(site: SiteBuild) -> None:
     for page in ["index.html", "formula/index.html"]:
         html = (site.directory / page).read_text()
         assert '<div class="language-python highlight">' in html  # pygments_lang_class
@@ -81,7 +81,7 @@ def test_pages_show_snippet_table_and_figure(site):
         )
 
 
-def test_math_is_mathml_and_the_site_requests_nothing_remote(site):
+def test_math_is_mathml_and_the_site_requests_nothing_remote(site: SiteBuild) -> None:
     assert not (site.directory / "assets/mathjax").exists()
     for html in site.directory.rglob("*.html"):
         text = html.read_text()
@@ -97,7 +97,7 @@ def test_math_is_mathml_and_the_site_requests_nothing_remote(site):
         assert "fonts.googleapis" not in text
 
 
-def test_search_index_holds_no_tex(site):
+def test_search_index_holds_no_tex(site: SiteBuild) -> None:
     """Search snippets show the formulas' text, never their TeX source."""
     index = json.loads((site.directory / "search/search_index.json").read_text())
     prose = [doc for doc in index["docs"] if doc["text"]]
@@ -111,7 +111,7 @@ def test_search_index_holds_no_tex(site):
     assert "\u03c9" in formula["text"]  # omega, as a character
 
 
-def test_every_formula_converts_or_the_build_fails(tmp_path):
+def test_every_formula_converts_or_the_build_fails(tmp_path: Path) -> None:
     from sitegen import mathml
 
     page = '<p><span class="arithmatex">\\(\\sin(p\\,\\omega_i)\\)</span></p>'
@@ -140,7 +140,9 @@ for v in ("light", "dark"):
 """
 
 
-def test_figure_cache_reruns_only_the_edited_script(tmp_path, monkeypatch):
+def test_figure_cache_reruns_only_the_edited_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     scripts = tmp_path / "scripts"
     scripts.mkdir()
     (scripts / "_figstyle.py").write_text("")
@@ -159,7 +161,9 @@ def test_figure_cache_reruns_only_the_edited_script(tmp_path, monkeypatch):
     assert set(report.outputs) == expected
 
 
-def test_table_cache_recomputes_when_an_input_changes(tmp_path, monkeypatch):
+def test_table_cache_recomputes_when_an_input_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     inputs = tmp_path / "inputs"
     inputs.mkdir()
     source = inputs / "module.py"
@@ -184,7 +188,7 @@ def test_table_cache_recomputes_when_an_input_changes(tmp_path, monkeypatch):
     cache._inputs_key.cache_clear()
 
 
-def test_a_failing_figure_script_is_named(tmp_path, monkeypatch):
+def test_a_failing_figure_script_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scripts = tmp_path / "scripts"
     scripts.mkdir()
     (scripts / "_figstyle.py").write_text("")
@@ -206,11 +210,11 @@ def test_a_failing_figure_script_is_named(tmp_path, monkeypatch):
     assert "fig_half.py must write half-light and half-dark" in message
 
 
-def test_cache_lives_outside_docs():
+def test_cache_lives_outside_docs() -> None:
     assert not figures.cache_root().resolve().is_relative_to((ROOT / "docs").resolve())
 
 
-def test_the_link_checker_catches_broken_links(tmp_path, site):
+def test_the_link_checker_catches_broken_links(tmp_path: Path, site: SiteBuild) -> None:
     """The cold build runs htmlproofer; here, the same configuration must fail on bad links."""
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -234,7 +238,7 @@ def relative_files(directory: Path) -> dict[str, Path]:
     return {p.relative_to(directory).as_posix(): p for p in directory.rglob("*") if p.is_file()}
 
 
-def test_two_builds_are_identical(site):
+def test_two_builds_are_identical(site: SiteBuild) -> None:
     first, second = relative_files(site.directory), relative_files(site.second_directory)
     assert set(first) == set(second)
     differing = [
@@ -246,11 +250,11 @@ def test_two_builds_are_identical(site):
     assert differing == [], f"files differ between two builds: {differing[:10]}"
 
 
-def test_figure_scripts_are_reproducible(site, tmp_path):
+def test_figure_scripts_are_reproducible(site: SiteBuild, tmp_path: Path) -> None:
     """Run every figure script again, in a new process, and compare the bytes."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def rerun(script):
+    def rerun(script: Path) -> Path:
         out = tmp_path / script.stem
         out.mkdir()
         env = dict(__import__("os").environ, MPLBACKEND="Agg")
@@ -274,7 +278,7 @@ def test_figure_scripts_are_reproducible(site, tmp_path):
             assert path.read_bytes() == built[path.name].read_bytes(), f"{path.name} changed"
 
 
-def test_figures_are_small(site):
+def test_figures_are_small(site: SiteBuild) -> None:
     """SVG for every figure (text that hosts compress); none heavier than 80 kB compressed."""
     import gzip
 

@@ -4,6 +4,7 @@ Each message must name the parameter and show the offending value.
 """
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -44,7 +45,7 @@ BAD_POSITIONS = [
     ([[1, 2], [3]], TypeError, "could not read"),
 ]
 
-FUNCTIONS_OF_D_MODEL = {
+FUNCTIONS_OF_D_MODEL: dict[str, Callable[..., np.ndarray]] = {
     "frequencies": lambda d_model=8, base=10000.0: pe.frequencies(d_model, base),
     "wavelengths": lambda d_model=8, base=10000.0: pe.wavelengths(d_model, base),
     "angles": lambda d_model=8, base=10000.0, positions=4: pe.angles(positions, d_model, base),
@@ -56,7 +57,7 @@ FUNCTIONS_OF_D_MODEL = {
 
 @pytest.mark.parametrize("function", FUNCTIONS_OF_D_MODEL)
 @pytest.mark.parametrize(("value", "error", "shown"), BAD_D_MODEL)
-def test_bad_d_model(function, value, error, shown):
+def test_bad_d_model(function: str, value: object, error: type[Exception], shown: str) -> None:
     with pytest.raises(error, match="d_model") as caught:
         FUNCTIONS_OF_D_MODEL[function](d_model=value)
     assert shown in str(caught.value)
@@ -64,7 +65,7 @@ def test_bad_d_model(function, value, error, shown):
 
 @pytest.mark.parametrize("function", FUNCTIONS_OF_D_MODEL)
 @pytest.mark.parametrize(("value", "error", "shown"), BAD_BASE)
-def test_bad_base(function, value, error, shown):
+def test_bad_base(function: str, value: object, error: type[Exception], shown: str) -> None:
     with pytest.raises(error, match="base") as caught:
         FUNCTIONS_OF_D_MODEL[function](base=value)
     assert shown in str(caught.value)
@@ -73,19 +74,19 @@ def test_bad_base(function, value, error, shown):
 
 @pytest.mark.parametrize("function", ["angles", "sinusoidal"])
 @pytest.mark.parametrize(("value", "error", "shown"), BAD_POSITIONS)
-def test_bad_positions(function, value, error, shown):
+def test_bad_positions(function: str, value: object, error: type[Exception], shown: str) -> None:
     with pytest.raises(error, match="positions") as caught:
         FUNCTIONS_OF_D_MODEL[function](positions=value)
     assert shown in str(caught.value)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.complex64, "float128", "bogus", object])
-def test_bad_dtype(dtype):
+def test_bad_dtype(dtype: object) -> None:
     with pytest.raises(TypeError, match="dtype must be numpy float16, float32 or float64"):
         pe.sinusoidal(4, 8, dtype=dtype)
 
 
-def test_messages_say_what_is_accepted():
+def test_messages_say_what_is_accepted() -> None:
     with pytest.raises(ValueError, match="positive even integer") as caught:
         pe.sinusoidal(4, 7)
     assert "got 7" in str(caught.value)
@@ -93,7 +94,7 @@ def test_messages_say_what_is_accepted():
         pe.sinusoidal(-3, 8)
 
 
-def test_largest_position_is_accepted():
+def test_largest_position_is_accepted() -> None:
     table = pe.sinusoidal(np.array([pe.MAX_POSITION, -pe.MAX_POSITION]), 4)
     assert np.isfinite(table).all()
 
@@ -101,7 +102,7 @@ def test_largest_position_is_accepted():
 # -- messages that used to mislead ------------------------------------------------
 
 
-def test_huge_python_integers_are_out_of_range_not_objects():
+def test_huge_python_integers_are_out_of_range_not_objects() -> None:
     with pytest.raises(ValueError, match=r"positions must lie in .*got a value of 10{30}"):
         pe.sinusoidal([10**30], 8)
     with pytest.raises(ValueError, match=r"got a value of -10{20}"):
@@ -112,38 +113,38 @@ def test_huge_python_integers_are_out_of_range_not_objects():
     ("positions", "kind"),
     [([1j, 2j], "complex"), (np.array(["a"], dtype=object), "object"), ([None], "object")],
 )
-def test_non_integer_arrays_are_named_by_kind(positions, kind):
+def test_non_integer_arrays_are_named_by_kind(positions: object, kind: str) -> None:
     with pytest.raises(TypeError, match=rf"positions must hold integers; got an? {kind} array"):
         pe.sinusoidal(positions, 8)
 
 
-def test_masked_positions_are_refused_not_unmasked():
+def test_masked_positions_are_refused_not_unmasked() -> None:
     masked = np.ma.masked_array([0, 1, 2], mask=[False, True, False])
     with pytest.raises(TypeError, match=r"positions must be a plain array .* masked array"):
         pe.sinusoidal(masked, 8)
     assert pe.sinusoidal(masked.compressed(), 8).shape == (2, 8)
 
 
-def test_dtype_none_is_refused():
+def test_dtype_none_is_refused() -> None:
     with pytest.raises(
         TypeError, match=r"dtype must be numpy float16, float32 or float64; got None"
     ):
         pe.sinusoidal(4, 8, dtype=None)
 
 
-def test_convert_a_scalar_says_so():
+def test_convert_a_scalar_says_so() -> None:
     with pytest.raises(ValueError, match=r"values must be an array of encodings .* got a scalar"):
         pe.convert(3.0, "distilbert", "marian")
     with pytest.raises(ValueError, match=r"got shape \(2, 0\)"):
         pe.convert(np.zeros((2, 0)), "distilbert", "marian")
 
 
-def test_similarity_measure_must_be_a_string():
+def test_similarity_measure_must_be_a_string() -> None:
     with pytest.raises(TypeError, match=r"measure must be one of the strings .* got ndarray"):
-        pe.similarity(0, 1, 8, measure=np.array(["dot", "cosine"]))
+        pe.similarity(0, 1, 8, measure=np.array(["dot", "cosine"]))  # type: ignore[arg-type]  # wrong on purpose
 
 
-def test_convention_encode_start_and_emulate():
+def test_convention_encode_start_and_emulate() -> None:
     fairseq = pe.conventions["fairseq"]
     assert fairseq.encode(1, 8, start=-2).shape == (1, 8)  # row 0: allowed
     with pytest.raises(
@@ -153,9 +154,9 @@ def test_convention_encode_start_and_emulate():
     with pytest.raises(ValueError, match=r"start must be >= 0 for the paper convention.*got -1"):
         pe.conventions["paper"].encode(3, 8, start=-1)
     with pytest.raises(TypeError, match=r"emulate must be True or False; got 'no'"):
-        fairseq.table(4, 8, emulate="no")
+        fairseq.table(4, 8, emulate="no")  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(TypeError, match=r"length must be a non-negative integer; got 2.0"):
-        fairseq.encode(2.0, 8)
+        fairseq.encode(2.0, 8)  # type: ignore[arg-type]  # wrong on purpose
 
 
 # -- sizes are checked before anything is allocated ---------------------------------
@@ -185,12 +186,12 @@ def test_convention_encode_start_and_emulate():
         (lambda: pe.alibi_slopes(10**9), r"num_heads must be at most 65,536"),
     ],
 )
-def test_impossible_sizes_are_value_errors(call, pattern):
+def test_impossible_sizes_are_value_errors(call: Callable[[], object], pattern: str) -> None:
     with pytest.raises(ValueError, match=pattern):
         call()
 
 
-def test_torch_sizes_are_checked_too():
+def test_torch_sizes_are_checked_too() -> None:
     import torch
 
     import pe.nn

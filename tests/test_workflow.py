@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import yaml
@@ -12,11 +13,12 @@ WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
 
 
 @pytest.fixture(scope="module")
-def workflow() -> dict:
-    return yaml.safe_load(WORKFLOW.read_text())
+def workflow() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load(WORKFLOW.read_text())
+    return document
 
 
-def test_every_action_is_pinned_to_a_commit():
+def test_every_action_is_pinned_to_a_commit() -> None:
     uses = re.findall(r"uses:\s*(\S+)(.*)", WORKFLOW.read_text())
     assert len(uses) >= 5
     for action, comment in uses:
@@ -25,7 +27,7 @@ def test_every_action_is_pinned_to_a_commit():
         assert re.search(r"#\s*v\d+\.\d+\.\d+", comment), f"{name}: say which release the SHA is"
 
 
-def test_permissions_start_at_none_and_only_deploy_writes(workflow):
+def test_permissions_start_at_none_and_only_deploy_writes(workflow: dict[str, Any]) -> None:
     assert workflow["permissions"] == {}
     jobs = workflow["jobs"]
     for name, job in jobs.items():
@@ -35,7 +37,7 @@ def test_permissions_start_at_none_and_only_deploy_writes(workflow):
         assert writes == expected, f"job {name} writes {writes}"
 
 
-def test_tests_gate_a_strict_build_that_deploys_only_from_main(workflow):
+def test_tests_gate_a_strict_build_that_deploys_only_from_main(workflow: dict[str, Any]) -> None:
     jobs = workflow["jobs"]
     test_steps = [step.get("run", "") for step in jobs["test"]["steps"]]
     assert ".ci/run" in test_steps
@@ -53,13 +55,13 @@ def test_tests_gate_a_strict_build_that_deploys_only_from_main(workflow):
     assert jobs["deploy"]["environment"]["name"] == "github-pages"
 
 
-def test_the_makefile_archive_target_builds_strictly():
+def test_the_makefile_archive_target_builds_strictly() -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^archive: build$", makefile, re.M)
     assert re.search(r"^build: .*\n\t.*mkdocs build --strict", makefile, re.M)
 
 
-def test_the_site_reads_the_repository_from_the_workflow():
+def test_the_site_reads_the_repository_from_the_workflow() -> None:
     """mkdocs.yml takes repo_url and edit_uri from the variables the build step sets."""
     config = (ROOT / "mkdocs.yml").read_text()
     # No made-up default: a local build links to the clone's origin remote, if any.
@@ -67,7 +69,7 @@ def test_the_site_reads_the_repository_from_the_workflow():
     assert re.search(r"^edit_uri: !ENV \[PE_EDIT_URI, null\]$", config, re.M)
 
 
-def test_make_build_also_builds_the_wheel_and_the_sdist():
+def test_make_build_also_builds_the_wheel_and_the_sdist() -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(
         r"^build: .*\n\t.*mkdocs build --strict\n\t.*hatchling build -d dist$", makefile, re.M

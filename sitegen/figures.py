@@ -153,16 +153,17 @@ def draw(name: str) -> dict[str, Path]:
     """Draw figure `name` unless the cache holds it; return its image files by variant.
 
     This is what a page's own block calls (through `figure`): the figure is
-    drawn on demand, through the same content-hash cache as `build`, so no
-    build hook has to draw it first.
+    drawn on demand, through the content-hash cache, so no build hook has to
+    draw it first. On a miss every stale figure is drawn (`build`, in
+    parallel), so a cold build waits for the figures once, not page by page.
     """
     script = _script(name)
     with _LOCK:  # two pages asking for one figure at once draw it once
         target = _target(script, shared_key())
         if not _complete(name, target):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _run(script, target)
-            _prune(target)
+            # A miss on a cold cache is rarely alone: draw every stale figure
+            # now, several at a time, rather than one per page as pages come.
+            build()
     return _outputs(name, target)
 
 

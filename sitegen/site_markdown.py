@@ -45,7 +45,7 @@ class Context:
     """What the extension needs to know of the page being built."""
 
     src_uri: str
-    url: str
+    prefix: str  # what a link from this page's HTML to the site's root starts with
     site_dir: Path
     site_url: str
     repo_url: str
@@ -59,7 +59,8 @@ def context(md: Markdown) -> Context | None:
         config = relpath.config
         return Context(
             src_uri=relpath.file.src_uri,
-            url=relpath.file.url,
+            # MkDocs leaves links in raw HTML as they are: relative to the page's address.
+            prefix=relative_prefix(relpath.file.url),
             site_dir=Path(config.site_dir),
             site_url=config.site_url or "",
             repo_url=config.repo_url or "",
@@ -70,7 +71,9 @@ def context(md: Markdown) -> Context | None:
             config = found.config
             return Context(
                 src_uri=found.page.path,
-                url=found.page.url,
+                # Zensical reads links in raw HTML as relative to the page's source
+                # file (beyond/rope.md) and rewrites them for its address itself.
+                prefix="../" * found.page.path.count("/"),
                 site_dir=Path(config["site_dir"]),
                 site_url=config.get("site_url") or "",
                 repo_url=config.get("repo_url") or "",
@@ -130,7 +133,7 @@ class PageHtml(Postprocessor):
             if source is None:
                 raise figures.FigureError(f"{page.src_uri}: no figure draws {match[1]!r}")
             copy_if_changed(source, page.site_dir / "figures" / match[1])
-            return f'src="{relative_prefix(page.url)}figures/{match[1]}{match[2] or ""}"'
+            return f'src="{page.prefix}figures/{match[1]}{match[2] or ""}"'
 
         return _FIGURE_SRC.sub(place, text)
 
@@ -140,7 +143,7 @@ class SiteExtension(Extension):
 
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
         """Add the two processors to `md`."""
-        # Before the fenced blocks are set aside (pymdownx.snippets is 32, superfences 25 and 31.05).
+        # Before fenced blocks are set aside (snippets: 32, superfences: 25 and 31.05).
         md.preprocessors.register(InstallPage(md), "pe_install_page", 40)
         # After the raw HTML (executed blocks, API entries) is put back (priority 30).
         md.postprocessors.register(PageHtml(md), "pe_page_html", 5)

@@ -14,15 +14,18 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
+from cycler import cycler
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
-import matplotlib.rcsetup
 from matplotlib.figure import Figure
-from matplotlib.typing import RcKeyType
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ DARK = Theme(
 THEMES = (LIGHT, DARK)
 
 
-def rc(theme: Theme) -> dict[RcKeyType, object]:
+def rc(theme: Theme) -> dict[RcKeyType, Any]:
     """Matplotlib settings for `theme`: transparent background, themed ink."""
     return {
         "figure.figsize": (7.2, 3.6),
@@ -73,7 +76,7 @@ def rc(theme: Theme) -> dict[RcKeyType, object]:
         "axes.edgecolor": theme.muted,
         "axes.labelcolor": theme.text,
         "axes.titlecolor": theme.text,
-        "axes.prop_cycle": matplotlib.rcsetup.cycler(color=list(theme.series)),
+        "axes.prop_cycle": cycler(color=list(theme.series)),
         "axes.grid": False,
         "grid.color": theme.grid,
         "grid.linewidth": 0.6,

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,18 +126,58 @@ def _run(script: Path, target: Path) -> None:
     scratch.rename(target)
 
 
+def _script(name: str) -> Path:
+    """Return the script that draws figure `name`; `FigureError` if there is none."""
+    script = SCRIPTS / f"fig_{name}.py"
+    if not script.is_file():
+        raise FigureError(f"no figure script scripts/fig_{name}.py for figure {name!r}")
+    return script
+
+
+def _target(script: Path, shared: str) -> Path:
+    """Where the cache keeps the current output of `script`."""
+    return cache_root() / script.stem / script_key(script, shared)
+
+
+def _prune(target: Path) -> None:
+    """Keep one version per script: the one at `target`."""
+    for stale in target.parent.iterdir():
+        if stale != target and stale.is_dir() and re.fullmatch(r"[0-9a-f]{20}", stale.name):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+_LOCK = threading.Lock()
+
+
+def draw(name: str) -> dict[str, Path]:
+    """Draw figure `name` unless the cache holds it; return its image files by variant.
+
+    This is what a page's own block calls (through `figure`): the figure is
+    drawn on demand, through the content-hash cache, so no build hook has to
+    draw it first. On a miss every stale figure is drawn (`build`, in
+    parallel), so a cold build waits for the figures once, not page by page.
+    """
+    script = _script(name)
+    with _LOCK:  # two pages asking for one figure at once draw it once
+        target = _target(script, shared_key())
+        if not _complete(name, target):
+            # A miss on a cold cache is rarely alone: draw every stale figure
+            # now, several at a time, rather than one per page as pages come.
+            build()
+    return _outputs(name, target)
+
+
 def build(jobs: int | None = None) -> Report:
     """Bring every figure up to date and return where each output file lies."""
     report = Report()
     shared = shared_key()
     pending: list[tuple[Path, Path]] = []
     for script in figure_scripts():
-        directory = cache_root() / script.stem
-        target = directory / script_key(script, shared)
+        target = _target(script, shared)
         if _complete(figure_name(script), target):
             report.cached.append(script.name)
         else:
-            directory.mkdir(parents=True, exist_ok=True)
+            target.parent.mkdir(parents=True, exist_ok=True)
             pending.append((script, target))
     if pending:
         workers = jobs or min(len(pending), os.cpu_count() or 1)
@@ -147,34 +188,31 @@ def build(jobs: int | None = None) -> Report:
             raise FigureError("\n\n".join(errors))
         report.ran.extend(script.name for script, _ in pending)
     for script in figure_scripts():
-        target = cache_root() / script.stem / script_key(script, shared)
+        target = _target(script, shared)
         report.outputs.update({p.name: p for p in _outputs(figure_name(script), target).values()})
-        for stale in target.parent.iterdir():  # keep one version per script
-            if stale != target and stale.is_dir():
-                shutil.rmtree(stale, ignore_errors=True)
+        _prune(target)
     return report
 
 
 def figure(name: str, caption: str) -> str:
-    """Markdown for a built figure: light and dark variants, its alt text, a caption.
+    """Markdown for a figure: light and dark variants, its alt text, a caption.
 
-    Pages print this from an executed block, so the alt text comes from the
-    script that drew the figure. `caption` tells the reader what to look at;
-    the script that drew the figure (and any committed result it reads) is
-    named after it in small print. Paths start with ``/figures/``; the hook
-    `sitegen.hooks.on_page_content` makes them relative to the page.
+    Pages print this from an executed block. The figure is drawn here if the
+    cache does not hold it yet (`draw`), so the alt text comes from the script
+    that drew the figure and no build hook is needed. `caption` tells the
+    reader what to look at; the script that drew the figure (and any
+    committed result it reads) is named after it in small print. Paths start
+    with ``/figures/``: the Markdown extension `sitegen.site_markdown` makes
+    them relative to the page and puts the files into the built site.
     """
-    script = SCRIPTS / f"fig_{name}.py"
-    if not script.is_file():
-        raise FigureError(f"no figure script scripts/fig_{name}.py for figure {name!r}")
-    target = cache_root() / script.stem / script_key(script, shared_key())
-    if not _complete(name, target):
-        raise FigureError(f"figure {name!r} has not been built yet (run the MkDocs build)")
-    alt = (target / f"{name}-alt.txt").read_text(encoding="utf-8").strip()
+    images_by_variant = draw(name)
+    script = _script(name)
+    directory = next(iter(images_by_variant.values())).parent
+    alt = (directory / f"{name}-alt.txt").read_text(encoding="utf-8").strip()
     alt = alt.replace("[", "(").replace("]", ")")
     images = [  # lazy: the variant of the other palette is hidden, and never fetched
         f"  ![{alt}](/figures/{path.name}#only-{variant}){{ loading=lazy }}"
-        for variant, path in _outputs(name, target).items()
+        for variant, path in images_by_variant.items()
     ]
     data = sorted(set(_DATA.findall(script.read_text(encoding="utf-8"))))
     source = f"Drawn by <code>scripts/{script.name}</code>" + "".join(
@@ -184,3 +222,12 @@ def figure(name: str, caption: str) -> str:
     caption_line = f"  <figcaption>{caption} {credit}</figcaption>"
     lines = ['<figure markdown="span">', *images, caption_line, "</figure>"]
     return "\n".join(lines) + "\n"
+
+
+def image_file(file_name: str) -> Path | None:
+    """Return the cached file behind ``/figures/<file_name>`` (None: no figure has that name)."""
+    match = re.fullmatch(r"(\w+)-(?:light|dark)\.(?:svg|png)", file_name)
+    if match is None or not (SCRIPTS / f"fig_{match[1]}.py").is_file():
+        return None
+    found = {path.name: path for path in draw(match[1]).values()}
+    return found.get(file_name)

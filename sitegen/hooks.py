@@ -1,8 +1,14 @@
-"""MkDocs hooks: put the figures into the build and turn the TeX into MathML.
+"""MkDocs hooks: conveniences of the MkDocs build, none needed for a correct site.
 
-Listed under ``hooks:`` in ``mkdocs.yml``. MkDocs loads this file by path on
-every (re)build, so it first drops earlier imports of `sitegen` and `pe`: a
-rebuild under ``mkdocs serve`` then sees edited tables and library code.
+Listed under ``hooks:`` in ``mkdocs.yml``; Zensical runs no hooks. What a correct
+page needs (figures drawn on demand, MathML, the figures' files in the site) is
+done by the page's own blocks and the Markdown extension `sitegen.site_markdown`.
+Here MkDocs only draws every figure up front, several at a time, and lists the
+files so the link checker knows them, and names the source commit in the footer.
+
+MkDocs loads this file by path on every (re)build, so it first drops earlier
+imports of `sitegen` and `pe`: a rebuild under ``mkdocs serve`` then sees
+edited tables and library code.
 """
 
 from __future__ import annotations
@@ -17,7 +23,6 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
-from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -25,7 +30,7 @@ if str(ROOT) not in sys.path:
 for _name in [n for n in sys.modules if n.split(".")[0] in {"sitegen", "pe"}]:
     del sys.modules[_name]
 
-from sitegen import figures, mathml  # noqa: E402
+from sitegen import figures  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.sitegen")
 
@@ -66,7 +71,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 @event_priority(50)  # before the plugins, so the link checker knows these files too
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Add every figure (drawn or taken from the cache)."""
+    """Draw every figure not in the cache (in parallel) and list their files in the build."""
     try:
         report = figures.build()
     except figures.FigureError as error:
@@ -80,22 +85,3 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for name, path in sorted(report.outputs.items()):
         files.append(File.generated(config, f"figures/{name}", abs_src_path=str(path)))
     return files
-
-
-def on_page_content(html: str, page: Page, **_: object) -> str:
-    """Typeset the page's math as MathML; make figure paths relative to the page.
-
-    Every formula becomes MathML here (`sitegen.mathml`), before the search
-    plugin reads the page, so neither the page nor the search index holds TeX.
-    A formula that does not convert fails the build.
-
-    MkDocs rewrites links in a page's own Markdown, but not inside the HTML that
-    markdown-exec inserts, so `sitegen.figures.figure` writes ``/figures/...``
-    and this turns it into ``../figures/...`` as deep as the page sits.
-    """
-    try:
-        html = mathml.render(html, page.file.src_uri)
-    except mathml.MathError as error:
-        raise PluginError(str(error)) from None
-    prefix = "../" * page.url.count("/")
-    return html.replace('src="/figures/', f'src="{prefix}figures/')

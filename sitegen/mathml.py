@@ -104,6 +104,8 @@ def to_mathml(tex: str, *, display: bool) -> str:
 
 
 def _replace(match: re.Match[str], where: str) -> str:
+    if match.group(2).lstrip().startswith("<"):  # already MathML (an inner conversion did it)
+        return match.group(0)
     tag, body = match.group(1), html.unescape(match.group(2)).strip()
     opening, closing = _DELIMITERS[tag]
     if not (body.startswith(opening) and body.endswith(closing)):

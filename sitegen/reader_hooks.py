@@ -1,11 +1,12 @@
-"""MkDocs hooks for the reader's path: the wheel, the Install page, copyable code.
+"""MkDocs hooks for the reader's path: the repository link, copyable code, downloads.
 
-Listed under ``hooks:`` in ``mkdocs.yml`` (beside ``sitegen/hooks.py``). They
+Listed under ``hooks:`` in ``mkdocs.yml`` (beside ``sitegen/hooks.py``); Zensical
+runs no hooks, and none of this is needed for a correct page. The wheel served
+at ``dist/<wheel>`` and the Install page's commands are written by the Markdown
+extension `sitegen.site_markdown`, which both builds run. These hooks
 
-- serve the package's wheel at ``dist/<wheel>``, so ``pip install <site>/dist/<wheel>``
-  works for someone who never cloned the repository;
-- write the commands of the Install page from the configuration (``site_url``,
-  ``repo_url``) and the wheel's name, so the page never names a stale file;
+- find the repository's address from the clone's ``origin`` remote when the
+  configuration names none;
 - show the distribution's name and version beside the repository link, and keep
   Material from asking GitHub's API for the repository's facts (the site
   requests nothing from another host);
@@ -24,8 +25,6 @@ import sys
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,8 +33,6 @@ if str(ROOT) not in sys.path:
 sys.modules.pop("sitegen.reader", None)
 
 from sitegen import reader  # noqa: E402
-
-DIST = "dist"
 
 
 def _origin_url() -> str | None:
@@ -72,34 +69,6 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         name, version = reader.distribution()
         config.repo_name = f"{name} {version}"
     return config
-
-
-def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Serve the wheel, built from this tree, at ``dist/<wheel>``."""
-    try:
-        wheel = reader.build_wheel()
-    except RuntimeError as error:
-        raise PluginError(str(error)) from None
-    files.append(File.generated(config, f"{DIST}/{wheel.name}", abs_src_path=str(wheel)))
-    return files
-
-
-def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, **_: object) -> str:
-    """Fill in the Install page's commands: ``{{ wheel_url }}`` and ``{{ repo_url }}``."""
-    if page.file.src_uri != "install.md":
-        return markdown
-    site_url = (config.site_url or "").rstrip("/")
-    repo_url = (config.repo_url or "").rstrip("/")
-    if repo_url:
-        git_install = f'```bash\npip install "git+{repo_url}"\n```'
-    else:  # built from a clone with no remote: say how to install from that clone
-        git_install = "```bash\npip install .  # in the clone this site was built from\n```"
-    values = {
-        "wheel_url": f"{site_url}/{DIST}/{reader.wheel_name()}",
-        "git_install": git_install,
-        "dist_name": reader.distribution()[0],
-    }
-    return re.sub(r"\{\{ (wheel_url|git_install|dist_name) \}\}", lambda m: values[m[1]], markdown)
 
 
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:

@@ -12,7 +12,9 @@ your ``.cache/``. Prints four figures and checks each against its target:
    the time until the server returns the edited page is measured, with no
    figure script run;
 4. one figure script edited: the next build runs that script and no other;
-5. ``make test`` in the copy (lint, types, every test), with this environment.
+5. ``make test`` in the copy (lint, types, every test), with this environment;
+6. Zensical: ``zensical build --strict`` of the same copy, cold (empty caches)
+   and warm (``--zensical`` measures only this and keeps the other figures).
 
 Writes the figures to ``benchmarks/results/timing.json`` (the README's
 Development section is generated from it) and exits with status 1 if a
@@ -21,6 +23,7 @@ target is missed. Takes about four minutes on two cores.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -219,8 +222,49 @@ def verdict(label: str, seconds: float, target: float | None, ok: bool, detail: 
     return [] if ok else [label]
 
 
+def zensical_builds(tree: Path, cache: Path) -> dict[str, float]:
+    """Time a cold and a warm ``zensical build --strict`` of `tree` (into ``site-zensical/``).
+
+    Cold: an empty figure and table cache, and no Zensical cache (``.cache/``
+    of `tree`, which Zensical always uses). Warm: the same again, nothing changed.
+    """
+    env = {**environment(cache), "PE_SITE_DIR": "site-zensical"}
+    times = {}
+    for label in ("cold", "warm"):
+        start = time.perf_counter()
+        result = subprocess.run(
+            [sys.executable, "-m", "zensical", "build", "--strict"],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        times[label] = time.perf_counter() - start
+        if result.returncode != 0:
+            raise SystemExit(f"zensical build failed:\n{(result.stdout + result.stderr)[-3000:]}")
+        print(f"{'zensical ' + label + ' build:':32s}{times[label]:6.1f} s")
+    return times
+
+
+def zensical_only() -> int:
+    """Measure the Zensical builds alone; keep the other figures of timing.json."""
+    path = ROOT / "benchmarks" / "results" / "timing.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory(prefix="pe-timing-") as scratch:
+        tree, cache = Path(scratch) / "tree", Path(scratch) / "cache"
+        copy_tree(tree)
+        times = zensical_builds(tree, cache)
+    record["zensical_cold_build_seconds"] = times["cold"]
+    record["zensical_warm_build_seconds"] = times["warm"]
+    print(f"wrote {write('timing', record).relative_to(ROOT)}")
+    return 0
+
+
 def main() -> int:
-    """Run the five measurements and print them; return 1 if a target is missed."""
+    """Run the six measurements and print them; return 1 if a target is missed."""
+    if "--zensical" in sys.argv[1:]:
+        return zensical_only()
     missed = []
     record: dict[str, object] = {}
     with tempfile.TemporaryDirectory(prefix="pe-timing-") as scratch:
@@ -265,6 +309,10 @@ def main() -> int:
         record["one_figure_report"] = line
         ok = f"ran 1 script(s) ({Path(SCRIPT).name})" in line
         missed += verdict("one figure script edited", seconds, None, ok, f"only it re-ran; {line}")
+
+        times = zensical_builds(tree, Path(scratch) / "zensical-cache")
+        record["zensical_cold_build_seconds"] = times["cold"]
+        record["zensical_warm_build_seconds"] = times["warm"]
 
         seconds, summary = make_test(tree)
         record["make_test_seconds"] = seconds

@@ -119,6 +119,15 @@ def _timing_rows(timing: dict[str, Any]) -> list[str]:
         "| `make timing` |",
         f"| warm build | {timing['warm_build_seconds']:.1f} s "
         f"(target < {targets['warm_build_seconds']:.0f} s), no figure drawn | `make timing` |",
+        *(
+            [
+                f"| Zensical build | cold {timing['zensical_cold_build_seconds']:.1f} s, warm "
+                f"{timing['zensical_warm_build_seconds']:.1f} s (`zensical build --strict`, "
+                "no hooks) | `make timing` |"
+            ]
+            if "zensical_cold_build_seconds" in timing
+            else []
+        ),
         f"| edit a page under `make serve` | shown after {timing['serve_edit_seconds']:.1f} s "
         f"(target < {targets['serve_edit_seconds']:.0f} s), no figure drawn | `make timing` |",
         f"| edit one figure script | {timing['one_figure_report'].removeprefix('figures: ')}; "

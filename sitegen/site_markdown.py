@@ -1,0 +1,154 @@
+"""The site's own Python-Markdown extension: math, figures and the Install page.
+
+Listed under ``markdown_extensions`` in ``mkdocs.yml``, so MkDocs and Zensical
+both run it on every page (neither needs a build hook for it). It
+
+- turns every formula into MathML (`sitegen.mathml`) once the page's HTML is
+  complete, executed blocks and API entries included; the search index of
+  either builder is made from this HTML, so it holds no TeX. A formula that
+  does not convert fails the build;
+- makes the ``/figures/...`` paths that `sitegen.figures.figure` writes
+  relative to the page, and copies each figure's files from the figure cache
+  into ``figures/`` of the built site;
+- fills in the Install page's ``{{ wheel_url }}``, ``{{ git_install }}`` and
+  ``{{ dist_name }}`` from the configuration, and puts the wheel it names into
+  ``dist/`` of the built site.
+
+The page and the configuration come from the builder: MkDocs registers its
+``relpath`` tree processor (which holds the page's file and the config) on
+each page's Markdown instance, Zensical its ``rendering_context`` preprocessor.
+A conversion outside either (a docstring rendered alone, a test) has no page:
+math is still converted, and paths are left as they are.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markdown import Extension, Markdown
+from markdown.postprocessors import Postprocessor
+from markdown.preprocessors import Preprocessor
+
+from sitegen import figures, mathml, reader
+
+DIST = "dist"
+_FIGURE_SRC = re.compile(r'src="/figures/([\w.-]+?)(#[\w-]+)?"')
+_PLACEHOLDER = re.compile(r"\{\{ (wheel_url|git_install|dist_name) \}\}")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the extension needs to know of the page being built."""
+
+    src_uri: str
+    prefix: str  # what a link from this page's HTML to the site's root starts with
+    site_dir: Path
+    site_url: str
+    repo_url: str
+
+
+def context(md: Markdown) -> Context | None:
+    """Return the page and configuration of the builder converting with `md` (None: no build)."""
+    registry = md.treeprocessors
+    relpath: Any = registry["relpath"] if "relpath" in registry else None  # noqa: SIM401
+    if relpath is not None and hasattr(relpath, "file"):  # MkDocs
+        config = relpath.config
+        return Context(
+            src_uri=relpath.file.src_uri,
+            # MkDocs leaves links in raw HTML as they are: relative to the page's address.
+            prefix=relative_prefix(relpath.file.url),
+            site_dir=Path(config.site_dir),
+            site_url=config.site_url or "",
+            repo_url=config.repo_url or "",
+        )
+    for processor in md.preprocessors:  # Zensical
+        if type(processor).__name__ == "ContextPreprocessor":
+            found: Any = processor
+            config = found.config
+            return Context(
+                src_uri=found.page.path,
+                # Zensical reads links in raw HTML as relative to the page's source
+                # file (beyond/rope.md) and rewrites them for its address itself.
+                prefix="../" * found.page.path.count("/"),
+                site_dir=Path(config["site_dir"]),
+                site_url=config.get("site_url") or "",
+                repo_url=config.get("repo_url") or "",
+            )
+    return None
+
+
+def relative_prefix(url: str) -> str:
+    """``../`` once for each folder the page's address lies in (``beyond/rope/`` → ``../../``)."""
+    return "../" * url.removeprefix("./").lstrip("/").count("/")
+
+
+def copy_if_changed(source: Path, target: Path) -> None:
+    """Copy `source` to `target` unless `target` already holds the same bytes."""
+    if target.is_file() and target.read_bytes() == source.read_bytes():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+
+
+class InstallPage(Preprocessor):
+    """Write the Install page's commands from the configuration and the wheel's name."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        """Replace the placeholders (only the Install page has any); copy the wheel."""
+        page = context(self.md)
+        text = "\n".join(lines)
+        if page is None or not _PLACEHOLDER.search(text):
+            return lines
+        wheel = reader.build_wheel()
+        copy_if_changed(wheel, page.site_dir / DIST / wheel.name)
+        repo_url = page.repo_url.rstrip("/")
+        if repo_url:
+            git_install = f'```bash\npip install "git+{repo_url}"\n```'
+        else:  # built from a clone with no remote: say how to install from that clone
+            git_install = "```bash\npip install .  # in the clone this site was built from\n```"
+        values = {
+            "wheel_url": f"{page.site_url.rstrip('/')}/{DIST}/{wheel.name}",
+            "git_install": git_install,
+            "dist_name": reader.distribution()[0],
+        }
+        return _PLACEHOLDER.sub(lambda m: values[m[1]], text).split("\n")
+
+
+class PageHtml(Postprocessor):
+    """MathML for the page's TeX; figure paths relative to the page, their files in the site."""
+
+    def run(self, text: str) -> str:
+        """Convert the math, then place the figures."""
+        page = context(self.md)
+        text = mathml.render(text, page.src_uri if page else "page")
+        if page is None:
+            return text
+
+        def place(match: re.Match[str]) -> str:
+            source = figures.image_file(match[1])
+            if source is None:
+                raise figures.FigureError(f"{page.src_uri}: no figure draws {match[1]!r}")
+            copy_if_changed(source, page.site_dir / "figures" / match[1])
+            return f'src="{page.prefix}figures/{match[1]}{match[2] or ""}"'
+
+        return _FIGURE_SRC.sub(place, text)
+
+
+class SiteExtension(Extension):
+    """Register the Install page preprocessor and the page postprocessor."""
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
+        """Add the two processors to `md`."""
+        # Before fenced blocks are set aside (snippets: 32, superfences: 25 and 31.05).
+        md.preprocessors.register(InstallPage(md), "pe_install_page", 40)
+        # After the raw HTML (executed blocks, API entries) is put back (priority 30).
+        md.postprocessors.register(PageHtml(md), "pe_page_html", 5)
+
+
+def makeExtension(**kwargs: Any) -> SiteExtension:  # noqa: N802 (Python-Markdown's name)
+    """Entry point named by ``markdown_extensions: [sitegen.site_markdown]``."""
+    return SiteExtension(**kwargs)

@@ -1,0 +1,119 @@
+"""Figures drawn by the page's own block, and the Markdown extension that both builds run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.etree.ElementTree import Element
+from types import SimpleNamespace
+
+import markdown
+import pytest
+from markdown.treeprocessors import Treeprocessor
+
+from sitegen import figures, reader, site_markdown
+
+SCRIPT = """
+import sys, pathlib
+out = pathlib.Path(sys.argv[1])
+for v in ("light", "dark"):
+    (out / f"demo-{v}.svg").write_text(f"<svg xmlns='http://www.w3.org/2000/svg'><!--{v}--></svg>")
+(out / "demo-alt.txt").write_text("a demo [figure]")
+"""
+
+
+@pytest.fixture
+def demo_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """One figure script, ``fig_demo.py``, in a fresh scripts folder with an empty cache."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "_figstyle.py").write_text("# style\n")
+    (scripts / "fig_demo.py").write_text(SCRIPT)
+    monkeypatch.setattr(figures, "SCRIPTS", scripts)
+    monkeypatch.setattr(figures, "STYLE", scripts / "_figstyle.py")
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
+    return scripts
+
+
+def test_a_page_block_draws_its_figure_with_no_build_before(demo_figure: Path) -> None:
+    """What the issue saw under Zensical: `figure` failed unless a hook had drawn it."""
+    text = figures.figure("demo", caption="Look at the demo.")
+    assert "![a demo (figure)](/figures/demo-light.svg#only-light){ loading=lazy }" in text
+    assert "![a demo (figure)](/figures/demo-dark.svg#only-dark){ loading=lazy }" in text
+    assert "<figcaption>Look at the demo. <small" in text
+    cached = figures.image_file("demo-dark.svg")
+    assert cached is not None
+    assert "<!--dark-->" in cached.read_text()
+    assert figures.image_file("demo-sepia.svg") is None
+    assert figures.image_file("absent-light.svg") is None
+    with pytest.raises(figures.FigureError, match=r"no figure script scripts/fig_absent\.py"):
+        figures.figure("absent", caption="")
+
+
+@pytest.mark.parametrize(
+    ("url", "prefix"),
+    [("./", ""), ("", ""), ("formula/", "../"), ("beyond/rope/", "../../"), ("404.html", "")],
+)
+def test_relative_prefix(url: str, prefix: str) -> None:
+    assert site_markdown.relative_prefix(url) == prefix
+
+
+EXTENSIONS = ["attr_list", "md_in_html", "pymdownx.arithmatex", "pymdownx.superfences"]
+EXTENSIONS += ["sitegen.site_markdown"]
+
+
+def convert(text: str, page: object | None = None) -> str:
+    """Convert `text` with the extension; `page` stands in for MkDocs' relpath processor."""
+    md = markdown.Markdown(
+        extensions=EXTENSIONS,
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
+    if page is not None:
+
+        class RelPath(Treeprocessor):
+            def run(self, root: Element) -> None:  # the real one makes links relative
+                return None
+
+        processor = RelPath(md)
+        processor.__dict__.update(vars(page))
+        md.treeprocessors.register(processor, "relpath", 0)
+    return md.convert(text)
+
+
+def test_math_becomes_mathml_outside_a_build() -> None:
+    html = convert("The angle $p\\,\\omega_i$ grows.")
+    assert "<math" in html
+    assert "\\omega" not in html
+    assert "\\(" not in html
+
+
+def test_inside_mkdocs_figures_are_placed_and_made_relative(
+    demo_figure: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    page = SimpleNamespace(
+        file=SimpleNamespace(src_uri="beyond/demo.md", url="beyond/demo/"),
+        config=SimpleNamespace(site_dir=str(site), site_url="https://example.org/pe/", repo_url=""),
+    )
+    block = figures.figure("demo", caption="Look.")
+    html = convert(block, page)
+    assert 'src="../../figures/demo-light.svg#only-light"' in html
+    assert (site / "figures" / "demo-light.svg").read_text().endswith("<!--light--></svg>")
+    assert (site / "figures" / "demo-dark.svg").is_file()
+
+
+def test_inside_mkdocs_the_install_page_names_the_served_wheel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wheel = tmp_path / "built" / "demo_pkg-1.0-py3-none-any.whl"
+    wheel.parent.mkdir()
+    wheel.write_bytes(b"PK")
+    monkeypatch.setattr(reader, "build_wheel", lambda: wheel)
+    site = tmp_path / "site"
+    page = SimpleNamespace(
+        file=SimpleNamespace(src_uri="install.md", url="install/"),
+        config=SimpleNamespace(site_dir=str(site), site_url="https://example.org/pe/", repo_url=""),
+    )
+    html = convert("```bash\npip install {{ wheel_url }}\n```\n\nas **{{ dist_name }}**", page)
+    assert "https://example.org/pe/dist/demo_pkg-1.0-py3-none-any.whl" in html
+    assert "{{" not in html
+    assert (site / "dist" / wheel.name).read_bytes() == b"PK"

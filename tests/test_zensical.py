@@ -1,0 +1,144 @@
+"""Zensical, Material's successor, builds the same site from mkdocs.yml, without hooks.
+
+Zensical runs markdown-exec, mkdocstrings and the Markdown extensions, but no
+MkDocs hooks: the figures, the MathML and the Install page must come from the
+pages' own blocks and `sitegen.site_markdown`. One strict Zensical build is
+compared with the session's MkDocs build (the ``site`` fixture, whose cache it
+shares, so no figure or slow table is computed twice).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SiteBuild
+
+pytestmark = pytest.mark.site
+
+zensical = pytest.importorskip("zensical")
+
+
+@pytest.fixture(scope="module")
+def zensical_site(site: SiteBuild) -> Iterator[Path]:
+    """Build with ``zensical build --strict`` into a folder of its own.
+
+    Not with ``--clean``: Zensical's cache is ``.cache/`` of the project, and
+    ``--clean`` empties all of it, the figure cache of `sitegen.cache` included.
+    """
+    # Zensical keeps its output inside the project: a scratch folder under .cache/.
+    (ROOT / ".cache").mkdir(exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix="site-zensical-", dir=ROOT / ".cache"))
+    env = dict(os.environ, PE_CACHE=str(site.cache), PE_SITE_DIR=str(directory))
+    env.pop("SITE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "zensical", "build", "--strict"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    log = result.stdout + result.stderr
+    if result.returncode != 0 or not (directory / "index.html").is_file():
+        shutil.rmtree(directory, ignore_errors=True)
+        pytest.fail(f"zensical build --strict failed:\n{log[-4000:]}")
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def pages(directory: Path) -> dict[str, str]:
+    """Every HTML page of a built site, by its path in the site, with its text."""
+    return {
+        path.relative_to(directory).as_posix(): path.read_text(encoding="utf-8")
+        for path in directory.rglob("*.html")
+    }
+
+
+def main_content(page: str) -> str:
+    """The article of a page (what the Markdown produced), without the theme around it."""
+    match = re.search(r'<article class="md-content__inner[^"]*"[^>]*>(.*?)</article>', page, re.S)
+    assert match is not None, "no article in the page"
+    return match[1]
+
+
+def tables(page: str) -> list[str]:
+    """The text of each table of a page, tags and spacing removed."""
+    found = re.findall(r"<table\b.*?</table>", main_content(page), re.S)
+    return [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", table)).split()) for table in found]
+
+
+def test_zensical_builds_the_same_pages(site: SiteBuild, zensical_site: Path) -> None:
+    assert set(pages(zensical_site)) == set(pages(site.directory))
+
+
+def test_every_figure_is_there_and_every_image_loads(site: SiteBuild, zensical_site: Path) -> None:
+    from sitegen import figures
+
+    for script in figures.figure_scripts():
+        name = figures.figure_name(script)
+        for variant in figures.VARIANTS:
+            assert list((zensical_site / "figures").glob(f"{name}-{variant}.*")), name
+    shown = 0
+    for name, page in pages(zensical_site).items():
+        folder = (zensical_site / name).parent
+        for source in re.findall(r'<img[^>]*\ssrc="([^"#]+)', main_content(page)):
+            if source.startswith("data:"):
+                continue
+            assert (folder / source).resolve().is_file(), f"{name}: {source} is missing"
+            shown += source.split("/")[-2:-1] == ["figures"]
+    mkdocs_shown = sum(
+        len(re.findall(r'<img[^>]*\ssrc="[^"]*figures/', main_content(page)))
+        for page in pages(site.directory).values()
+    )
+    assert shown == mkdocs_shown > 2 * len(figures.figure_scripts()) - 1
+
+
+def test_every_table_and_api_entry_is_there(site: SiteBuild, zensical_site: Path) -> None:
+    built = pages(zensical_site)
+    for name, page in pages(site.directory).items():
+        if name == "404.html":
+            continue
+        assert tables(built[name]) == tables(page), f"{name}: the tables differ"
+    reference = "reference/index.html"
+    entry = r'<h[2-6] id="(pe\.[\w.]+)"'
+    mkdocs_entries = re.findall(entry, pages(site.directory)[reference])
+    assert len(mkdocs_entries) > 30
+    assert re.findall(entry, built[reference]) == mkdocs_entries
+
+
+def test_no_tex_no_error_no_placeholder(site: SiteBuild, zensical_site: Path) -> None:
+    """No TeX, and no error the MkDocs build does not show too (the API documents some)."""
+    mkdocs_pages = pages(site.directory)
+    for name, page in pages(zensical_site).items():
+        content = main_content(page)
+        for formula in re.findall(
+            r'<(?:span|div) class="arithmatex">(.*?)</(?:span|div)>', content
+        ):
+            assert formula.startswith(("<math", '<span class="pe-math-rows"><math')), name
+        expected = main_content(mkdocs_pages[name])
+        for marker in ("Traceback (most recent call last)", "Error", "{{ "):
+            assert content.count(marker) == expected.count(marker), f"{name}: {marker!r}"
+    index = json.loads((zensical_site / "search.json").read_text(encoding="utf-8"))
+    text = json.dumps(index)
+    assert "arithmatex" not in text
+    prose = re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", text, flags=re.S)
+    assert "\\\\(" not in prose
+    assert "\\\\frac" not in prose
+
+
+def test_the_install_page_serves_the_wheel(zensical_site: Path) -> None:
+    from sitegen import reader
+
+    wheel = reader.wheel_name()
+    assert (zensical_site / "dist" / wheel).is_file()
+    assert f"/dist/{wheel}" in (zensical_site / "install/index.html").read_text(encoding="utf-8")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from xml.etree.ElementTree import Element
 from types import SimpleNamespace
+from xml.etree.ElementTree import Element
 
 import markdown
 import pytest

@@ -103,7 +103,7 @@ def test_module_adds_the_reference(d_model, length, batch, offset, batch_first, 
 @FAST
 @given(p=starts, q=starts, d_model=d_models, measure=st.sampled_from(["dot", "cosine", "distance"]))
 def test_similarity_is_finite_and_bounded(p, q, d_model, measure):
-    value = float(pe.similarity(p, q, d_model, measure=measure))
+    value = float(pe.analysis.similarity(p, q, d_model, measure=measure))
     bound = {"dot": d_model / 2, "cosine": 1.0, "distance": math.sqrt(2 * d_model)}[measure]
     assert math.isfinite(value)
     assert abs(value) <= bound + 1e-9
@@ -188,7 +188,7 @@ def test_bad_d_model_everywhere(d_model):
         lambda: pe.frequencies(d_model),
         lambda: pe.angles(3, d_model),
         lambda: pe.rotation_matrix(1, d_model),
-        lambda: pe.similarity(0, 1, d_model),
+        lambda: pe.analysis.similarity(0, 1, d_model),
         lambda: pe.nn.sinusoidal(4, d_model),
         lambda: pe.nn.SinusoidalPositionalEncoding(d_model),
         lambda: pe.nn.LearnedPositionalEmbedding(8, d_model),
@@ -259,7 +259,7 @@ BAD_COUNT = st.one_of(NOT_AN_INTEGER, st.integers(-50, 0))
 BAD_LENGTH = st.one_of(NOT_AN_INTEGER, st.integers(-50, -1))
 # Every name some parameter accepts: a random string that happens to be one is not bad.
 VALID_NAMES = {"interleaved", "concatenated", "half", "t5", "clipped", *pe.conventions}
-VALID_NAMES |= set(typing.get_args(pe.Measure))
+VALID_NAMES |= set(typing.get_args(pe.analysis.Measure))
 BAD_CHOICE = st.one_of(
     st.text(max_size=12).filter(lambda name: name not in VALID_NAMES), st.integers(), st.none()
 )
@@ -288,7 +288,7 @@ def test_bad_lengths_when_called(length):
     for module in (pe.nn.ALiBi(2), pe.nn.RelativePositionBias(2)):
         raises_named(lambda module=module: module(length, 3), "q_len")
         raises_named(lambda module=module: module(3, length), "k_len")
-    raises_named(lambda: pe.uniqueness(length, 8), "length")
+    raises_named(lambda: pe.analysis.uniqueness(length, 8), "length")
 
 
 @FAST
@@ -296,14 +296,14 @@ def test_bad_lengths_when_called(length):
 def test_bad_names_and_layouts(choice):
     table = np.zeros((2, 8))
     for call, parameter in (
-        (lambda: pe.convention(choice), "convention"),
+        (lambda: pe.convert_layout(table, choice, "fairseq"), "convention"),
         (lambda: pe.convert_layout(table, choice, "interleaved"), "source"),
         (lambda: pe.convert_layout(table, "interleaved", choice), "target"),
-        (lambda: pe.permute_input_weight(table, choice, "concatenated"), "source"),
+        (lambda: pe.convert_layout(table, choice, "concatenated"), "source"),
         (lambda: pe.nn.convert_rotary_layout(torch.zeros(4), "half", choice), "target"),
         (lambda: pe.nn.RotaryEmbedding(8, layout=choice), "layout"),
         (lambda: pe.nn.RelativePositionBias(2, kind=choice), "kind"),
-        (lambda: pe.similarity(0, 1, 8, measure=choice), "measure"),
+        (lambda: pe.analysis.similarity(0, 1, 8, measure=choice), "measure"),
     ):
         raises_named(call, parameter)
 

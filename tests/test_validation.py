@@ -132,15 +132,15 @@ def test_dtype_none_is_refused():
 
 
 def test_convert_a_scalar_says_so():
-    with pytest.raises(ValueError, match=r"values must be an array of encodings .* got a scalar"):
-        pe.convert(3.0, "distilbert", "marian")
+    with pytest.raises(ValueError, match=r"values must have at least one axis .* got a scalar"):
+        pe.convert_layout(3.0, "distilbert", "marian")
     with pytest.raises(ValueError, match=r"got shape \(2, 0\)"):
-        pe.convert(np.zeros((2, 0)), "distilbert", "marian")
+        pe.convert_layout(np.zeros((2, 0)), "distilbert", "marian")
 
 
 def test_similarity_measure_must_be_a_string():
     with pytest.raises(TypeError, match=r"measure must be one of the strings .* got ndarray"):
-        pe.similarity(0, 1, 8, measure=np.array(["dot", "cosine"]))
+        pe.analysis.similarity(0, 1, 8, measure=np.array(["dot", "cosine"]))
 
 
 def test_convention_encode_start_and_emulate():

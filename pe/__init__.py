@@ -12,12 +12,10 @@ array([[ 0.   ,  1.   ],
 
 from __future__ import annotations
 
-from typing import Any
-
 from pe import analysis as analysis
 from pe._alibi import alibi_slopes
 from pe._conventions import Convention, conventions
-from pe._deprecation import moved_attribute
+from pe._deprecation import moved_attribute as _moved_attribute
 from pe._frequencies import angles, frequencies, wavelengths
 from pe._layout import convert_layout, layout_permutation
 from pe._rope import RopeFrequencies, rope_frequencies
@@ -69,5 +67,5 @@ _MOVED = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    return moved_attribute(__name__, name, _MOVED)
+def __getattr__(name: str) -> object:
+    return _moved_attribute(__name__, name, _MOVED)

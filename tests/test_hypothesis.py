@@ -67,7 +67,9 @@ def test_torch_table_for_any_dtype(start, length, d_model, dtype):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pe.PrecisionWarning)
-        table = pe.nn.sinusoidal(torch.arange(start, start + length), d_model, dtype=dtype)
+        table = pe.nn.functional.sinusoidal(
+            torch.arange(start, start + length), d_model, dtype=dtype
+        )
     assert table.dtype == dtype
     assert table.shape == (length, d_model)
     values = table.double().numpy()
@@ -143,7 +145,7 @@ def test_position_ids_count_real_tokens(rows, seq, pad, start, data):
             )
         )
     )
-    positions = pe.nn.position_ids(ids, pad_id=pad, start=start, pad_value=-1)
+    positions = pe.nn.functional.position_ids(ids, pad_id=pad, start=start, pad_value=-1)
     for row, got in zip(ids, positions, strict=True):
         real = row != pad
         assert got[real].tolist() == list(range(start, start + int(real.sum())))
@@ -189,7 +191,7 @@ def test_bad_d_model_everywhere(d_model):
         lambda: pe.angles(3, d_model),
         lambda: pe.rotation_matrix(1, d_model),
         lambda: pe.analysis.similarity(0, 1, d_model),
-        lambda: pe.nn.sinusoidal(4, d_model),
+        lambda: pe.nn.functional.sinusoidal(4, d_model),
         lambda: pe.nn.SinusoidalPositionalEncoding(d_model),
         lambda: pe.nn.LearnedPositionalEmbedding(8, d_model),
     ):
@@ -203,7 +205,7 @@ def test_bad_base_everywhere(base):
         lambda: pe.sinusoidal(4, 8, base=base),
         lambda: pe.frequencies(8, base),
         lambda: pe.rotation_blocks(1, 8, base=base),
-        lambda: pe.nn.sinusoidal(4, 8, base=base),
+        lambda: pe.nn.functional.sinusoidal(4, 8, base=base),
         lambda: pe.nn.RotaryEmbedding(8, base=base),
     ):
         raises_named(call, "base")
@@ -300,7 +302,10 @@ def test_bad_names_and_layouts(choice):
         (lambda: pe.convert_layout(table, choice, "interleaved"), "source"),
         (lambda: pe.convert_layout(table, "interleaved", choice), "target"),
         (lambda: pe.convert_layout(table, choice, "concatenated"), "source"),
-        (lambda: pe.nn.convert_rotary_layout(torch.zeros(4), "half", choice), "target"),
+        (
+            lambda: pe.nn.functional.convert_rotary_layout(torch.zeros(4), "concatenated", choice),
+            "target",
+        ),
         (lambda: pe.nn.RotaryEmbedding(8, layout=choice), "layout"),
         (lambda: pe.nn.RelativePositionBias(2, kind=choice), "kind"),
         (lambda: pe.analysis.similarity(0, 1, 8, measure=choice), "measure"),
@@ -335,8 +340,10 @@ def test_convert_layout_axis_in_range_or_a_clear_error(ndim, axis):
     )
 )
 def test_tensor_arguments_must_be_tensors(value):
-    raises_named(lambda: pe.nn.relative_position_bucket(value), "relative_position")
-    raises_named(lambda: pe.nn.convert_rotary_layout(value, "half", "interleaved"), "x")
+    raises_named(lambda: pe.nn.functional.relative_position_bucket(value), "relative_position")
+    raises_named(
+        lambda: pe.nn.functional.convert_rotary_layout(value, "concatenated", "interleaved"), "x"
+    )
     raises_named(lambda: pe.nn.RotaryEmbedding(8).rotate(value), "x")
 
 
@@ -369,10 +376,10 @@ def test_position_ids_pad_id_must_fit_the_ids(dtype, pad_id):
     ids = torch.zeros(2, 4, dtype=dtype)
     info = torch.iinfo(dtype)
     if info.min <= pad_id <= info.max:
-        assert pe.nn.position_ids(ids, pad_id=pad_id).shape == (2, 4)
+        assert pe.nn.functional.position_ids(ids, pad_id=pad_id).shape == (2, 4)
     else:
         with pytest.raises(ValueError, match=rf"pad_id .*got {pad_id}"):
-            pe.nn.position_ids(ids, pad_id=pad_id)
+            pe.nn.functional.position_ids(ids, pad_id=pad_id)
 
 
 @FAST

@@ -196,7 +196,7 @@ def test_torch_sizes_are_checked_too():
     import pe.nn
 
     with pytest.raises(ValueError, match=r"the table would have shape \(2147483647, 4\)"):
-        pe.nn.sinusoidal(2**31 - 1, 4)
+        pe.nn.functional.sinusoidal(2**31 - 1, 4)
     with pytest.raises(ValueError, match=r"weight \(max_len, d_model\) would have shape"):
         pe.nn.LearnedPositionalEmbedding(2**30, 64)
     with pytest.raises(ValueError, match=r"d_model must be at most"):
@@ -204,4 +204,4 @@ def test_torch_sizes_are_checked_too():
     with pytest.raises(ValueError, match=r"the bias \(num_heads, q_len, k_len\) would have shape"):
         pe.nn.RelativePositionBias(8)(2**20, 2**20)
     with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
-        pe.nn.sinusoidal(torch.zeros((), dtype=torch.long).expand(2**20, 2**11), 2)
+        pe.nn.functional.sinusoidal(torch.zeros((), dtype=torch.long).expand(2**20, 2**11), 2)

@@ -159,7 +159,7 @@ NUMPY = {
     "allocate and fill": np_fill,
 }
 TORCH = {
-    "pe": lambda p, d: pe.nn.functional.sinusoidal(p, d),
+    "pe": lambda p, d: pe.nn.sinusoidal(p, d),
     "(a) common float32": torch_common_float32,
     "(b) float64 angles, cast": torch_float64_cast,
     "(c) fairseq concat": torch_fairseq_concat,
@@ -205,7 +205,7 @@ def cold_calls() -> dict[str, float]:
     length, d_model = SIZES[0]
     for name, call in (
         ("numpy", lambda: pe.sinusoidal(length, d_model)),
-        ("torch", lambda: pe.nn.functional.sinusoidal(length, d_model)),
+        ("torch", lambda: pe.nn.sinusoidal(length, d_model)),
     ):
         times = []
         for _ in range(5):
@@ -230,7 +230,7 @@ def errors() -> list[dict[str, Any]]:
             reference = EXACT.get(name, float64_interleaved)(positions, ERROR_D)
             row[f"numpy {name}"] = float(np.abs(method(positions, ERROR_D) - reference).max())
         row["torch pe"] = float(
-            np.abs(pe.nn.functional.sinusoidal(torch.from_numpy(positions), ERROR_D).numpy() - exact).max()
+            np.abs(pe.nn.sinusoidal(torch.from_numpy(positions), ERROR_D).numpy() - exact).max()
         )
         row["float32 rounding of the exact table"] = float(
             np.abs(exact.astype(np.float32) - exact).max()
@@ -303,7 +303,7 @@ def cuda_rows() -> list[dict[str, Any]] | None:
         length, d_model = row["length"], row["d_model"]
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()
-        table = pe.nn.functional.sinusoidal(torch.arange(length, device=device), d_model)
+        table = pe.nn.sinusoidal(torch.arange(length, device=device), d_model)
         torch.cuda.synchronize()
         extra = torch.cuda.max_memory_allocated() - base - table.numel() * 4
         row["pe_extra_over_output"] = extra / (table.numel() * 4)
@@ -369,7 +369,7 @@ def main() -> int:
     numpy_rows = best_of_processes("numpy")
     torch_rows = best_of_processes("torch")
     failures = report("numpy (pe.sinusoidal), 1 thread", numpy_rows)
-    failures += report(f"torch (pe.nn.functional.sinusoidal), {THREADS} threads", torch_rows)
+    failures += report(f"torch (pe.nn.sinusoidal), {THREADS} threads", torch_rows)
     cold = cold_calls()
     print(
         f"\nfirst call for a configuration ({SIZES[0][0]} x {SIZES[0][1]}, caches empty): "

@@ -77,6 +77,8 @@ class Convention:
         ``"i/(d/2-1)"`` ($\omega_i = b^{-i/(d/2-1)}$).
     base : float
         The base $b$ (called ``max_timescale`` or ``max_wavelength`` elsewhere).
+        The recipe reads it: ``dataclasses.replace(convention, base=500.0)``
+        builds the same library's table with another base.
     first_position : int
         The position the library gives to the first token of a sequence.
     padding : str
@@ -301,11 +303,11 @@ class Convention:
 # -- frequency recipes, each replaying one library's arithmetic -----------------
 
 
-Step = Callable[[int, float], float]  # (d_model, base) -> the exponent's step
+_Step = Callable[[int, float], float]  # (d_model, base) -> the exponent's step
 
 
 def _exp_log_rates(
-    step: Step, *, float32_step: Step | None = None, float64: bool = False
+    step: _Step, *, float32_step: _Step | None = None, float64: bool = False
 ) -> Callable[[int, bool, float], NDArray[Any]]:
     """``exp(arange(n) * -step)`` in float32, as tensor2tensor, fairseq and Whisper write it.
 

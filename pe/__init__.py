@@ -15,6 +15,7 @@ from __future__ import annotations
 from pe import analysis as analysis
 from pe._alibi import alibi_slopes
 from pe._conventions import Convention, conventions
+from pe._conventions import lookup as _lookup  # noqa: F401 (pe.convention, deprecated)
 from pe._deprecation import moved_attribute as _moved_attribute
 from pe._frequencies import angles, frequencies, wavelengths
 from pe._layout import convert_layout, layout_permutation
@@ -61,7 +62,7 @@ _MOVED = {
         "value_range",
     )
 } | {
-    "convention": ("pe.conventions[name]", "pe._conventions", "lookup"),
+    "convention": ("pe.conventions[name]", "pe", "_lookup"),
     "convert": ("pe.convert_layout (it takes convention names too)", "pe", "convert_layout"),
     "permute_input_weight": ("pe.convert_layout", "pe", "convert_layout"),
 }

@@ -8,7 +8,7 @@ file, so the assertions below hold.
 # --8<-- [start:broadcast]
 import torch
 
-from pe.nn import sinusoidal
+from pe.nn.functional import sinusoidal
 
 batch, seq_len, d_model = 8, 100, 64
 x = torch.randn(batch, seq_len, d_model)  # (batch, seq, d_model)

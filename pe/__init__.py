@@ -12,55 +12,61 @@ array([[ 0.   ,  1.   ],
 
 from __future__ import annotations
 
+from pe import analysis as analysis
 from pe._alibi import alibi_slopes
-from pe._conventions import Convention, convention, conventions
+from pe._conventions import Convention, conventions
+from pe._conventions import lookup as _lookup  # noqa: F401 (pe.convention, deprecated)
+from pe._deprecation import moved_attribute as _moved_attribute
 from pe._frequencies import angles, frequencies, wavelengths
-from pe._layout import convert, convert_layout, layout_permutation, permute_input_weight
-from pe._properties import (
-    Extrapolation,
-    Uniqueness,
-    extrapolation,
-    norm_deviation,
-    rotation_error,
-    uniqueness,
-    value_range,
-)
+from pe._layout import convert_layout, layout_permutation
 from pe._rope import RopeFrequencies, rope_frequencies
 from pe._rotation import rotation_blocks, rotation_matrix
-from pe._similarity import Measure, closest_return, pair_distance, similarity
 from pe._table import PrecisionWarning, sinusoidal
 from pe._validation import MAX_POSITION
 
 __all__ = [
     "Convention",
-    "Extrapolation",
     "MAX_POSITION",
-    "Measure",
     "PrecisionWarning",
     "RopeFrequencies",
-    "Uniqueness",
     "alibi_slopes",
     "angles",
-    "closest_return",
-    "convention",
     "conventions",
-    "convert",
     "convert_layout",
-    "extrapolation",
     "frequencies",
     "layout_permutation",
-    "norm_deviation",
-    "pair_distance",
-    "permute_input_weight",
     "rope_frequencies",
     "rotation_blocks",
-    "rotation_error",
     "rotation_matrix",
-    "similarity",
     "sinusoidal",
-    "uniqueness",
-    "value_range",
     "wavelengths",
 ]
 
 __version__ = "0.1.0"
+
+# Names of 0.1.0 that moved: each still works for one release, with a
+# DeprecationWarning naming its replacement (see CHANGELOG.md).
+_MOVED = {
+    name: (f"pe.analysis.{name}", "pe.analysis", name)
+    for name in (
+        "Extrapolation",
+        "Measure",
+        "Uniqueness",
+        "closest_return",
+        "extrapolation",
+        "norm_deviation",
+        "pair_distance",
+        "rotation_error",
+        "similarity",
+        "uniqueness",
+        "value_range",
+    )
+} | {
+    "convention": ("pe.conventions[name]", "pe", "_lookup"),
+    "convert": ("pe.convert_layout (it takes convention names too)", "pe", "convert_layout"),
+    "permute_input_weight": ("pe.convert_layout", "pe", "convert_layout"),
+}
+
+
+def __getattr__(name: str) -> object:
+    return _moved_attribute(__name__, name, _MOVED)

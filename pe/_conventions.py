@@ -14,7 +14,7 @@ each entry lies within one float32 rounding of the angle of the library's own
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from pe._validation import check_flag, check_length, check_positions, check_size, is_integer
 
-__all__ = ["Convention", "Layout", "convention", "conventions"]
+__all__ = ["Convention", "Layout", "conventions", "lookup"]
 
 Layout = Literal["interleaved", "concatenated", "concatenated, cosines first"]
 _F32 = np.float32
@@ -48,10 +48,14 @@ def _interleaved(d_model: int) -> _Columns:
     return _Columns((columns % 2).astype(np.int8), columns // 2)
 
 
-def _concatenated(sines: int, cosines: int, zeros: int = 0) -> _Columns:
-    kind = np.concatenate([np.zeros(sines), np.ones(cosines), np.full(zeros, 2)]).astype(np.int8)
-    rate = np.concatenate([np.arange(sines), np.arange(cosines), np.zeros(zeros, np.int64)])
-    return _Columns(kind, rate.astype(np.int64))
+def _concatenated(
+    sines: int, cosines: int, zeros: int = 0, *, cosines_first: bool = False
+) -> _Columns:
+    first, second = (cosines, sines) if cosines_first else (sines, cosines)
+    kinds = (1, 0) if cosines_first else (0, 1)
+    kind = np.concatenate([np.full(first, kinds[0]), np.full(second, kinds[1]), np.full(zeros, 2)])
+    rate = np.concatenate([np.arange(first), np.arange(second), np.zeros(zeros, np.int64)])
+    return _Columns(kind.astype(np.int8), rate.astype(np.int64))
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ class Convention:
         ``"i/(d/2-1)"`` ($\omega_i = b^{-i/(d/2-1)}$).
     base : float
         The base $b$ (called ``max_timescale`` or ``max_wavelength`` elsewhere).
+        The recipe reads it: ``dataclasses.replace(convention, base=500.0)``
+        builds the same library's table with another base.
     first_position : int
         The position the library gives to the first token of a sequence.
     padding : str
@@ -124,11 +130,13 @@ class Convention:
     verified_with: str | None
     note: str
     _columns: Callable[[int], _Columns] = field(repr=False, compare=False)
-    _rates: Callable[[int, bool], NDArray[Any]] = field(repr=False, compare=False)
+    # The recipes receive this convention's own fields (its base, its name), so
+    # changing a field changes the numbers and the messages, not only the page.
+    _rates: Callable[[int, bool, float], NDArray[Any]] = field(repr=False, compare=False)
     _angle: Callable[[NDArray[np.int64], NDArray[Any], bool], NDArray[Any]] = field(
         repr=False, compare=False
     )
-    _check: Callable[[int], None] = field(repr=False, compare=False)
+    _check: Callable[[int, str], None] = field(repr=False, compare=False)
     padding_idx: int | None = None
     models: tuple[str, ...] = ()
 
@@ -145,7 +153,7 @@ class Convention:
         # The angle at position 1 is the frequency, whether the library multiplies
         # by a rate or divides by a divisor.
         one = np.ones(1, dtype=np.int64)
-        raw = self._rates(d_model, False)
+        raw = self._rates(d_model, False, self.base)
         if raw.size == 0:
             return np.zeros(0)
         rates: NDArray[np.float64] = np.asarray(self._angle(one, raw, False)[0], dtype=np.float64)
@@ -189,7 +197,7 @@ class Convention:
         rows = check_positions(positions)
         check_size((*rows.shape, int(d_model)))
         columns = self._columns(d_model)
-        rates = self._rates(d_model, emulate)
+        rates = self._rates(d_model, emulate, self.base)
         if rates.size == 0:  # a width with no sine pair (d_model = 1): zero columns only
             rates = np.zeros(1)
         flat = rows.reshape(-1)
@@ -289,93 +297,99 @@ class Convention:
             raise TypeError(f"d_model must be a positive integer; got {d_model!r}")
         if int(d_model) <= 0:
             raise ValueError(f"d_model must be a positive integer; got {d_model}")
-        self._check(int(d_model))
+        self._check(int(d_model), self.name)
 
 
 # -- frequency recipes, each replaying one library's arithmetic -----------------
 
 
+_Step = Callable[[int, float], float]  # (d_model, base) -> the exponent's step
+
+
 def _exp_log_rates(
-    step: Callable[[int], float], *, float32_step: Callable[[int], float] | None = None
-) -> Callable[[int, bool], NDArray[Any]]:
+    step: _Step, *, float32_step: _Step | None = None, float64: bool = False
+) -> Callable[[int, bool, float], NDArray[Any]]:
     """``exp(arange(n) * -step)`` in float32, as tensor2tensor, fairseq and Whisper write it.
 
     `float32_step` replaces `step` when emulating a library that forms the step
-    itself in float32 (tensor2tensor divides a float32 log by a float32 count).
+    itself in float32 (tensor2tensor divides a float32 log by a float32 count);
+    `float64` marks a library that computes in float64 numpy throughout (the
+    Flax examples), whose table is rounded once on assignment.
     """
 
-    def rates(d_model: int, emulate: bool) -> NDArray[Any]:
+    def rates(d_model: int, emulate: bool, base: float) -> NDArray[Any]:
         count = d_model // 2
         if count == 0:
             return np.zeros(0)
-        if not emulate:
-            return np.asarray(np.exp(np.arange(count) * -step(d_model)))
-        increment = _F32(float32_step(d_model)) if float32_step else _F32(step(d_model))
+        if float64 or not emulate:
+            return np.asarray(np.exp(np.arange(count) * -step(d_model, base)))
+        increment = _F32((float32_step or step)(d_model, base))
         return _f32(np.exp(_f32(np.arange(count) * -increment).astype(np.float64)))
 
     return rates
 
 
-def _t2t_float32_step(d_model: int) -> float:
+def _t2t_step(d_model: int, base: float) -> float:
+    """tensor2tensor's step, ``log(b) / max(d/2 - 1, 1)``: d_model = 2 and 3 work."""
+    return math.log(base) / max(d_model // 2 - 1, 1)
+
+
+def _t2t_float32_step(d_model: int, base: float) -> float:
     """tensor2tensor's step: ``log(b) / max(n - 1, 1)`` with both operands float32 (TF)."""
     divisor = _F32(max(d_model // 2 - 1, 1))
-    return float(np.divide(_F32(math.log(10000.0)), divisor, dtype=_F32))
+    return float(np.divide(_F32(math.log(base)), divisor, dtype=_F32))
 
 
-def _flax_rates(d_model: int, emulate: bool) -> NDArray[Any]:
-    """``exp(arange(d // 2) * -(log(b) / (d // 2 - 1)))`` in float64 numpy (Flax examples)."""
-    del emulate  # numpy float64 throughout; the table is rounded once on assignment
-    count = d_model // 2
-    if count == 0:
-        return np.zeros(0)
-    return np.asarray(np.exp(np.arange(count) * (-math.log(10000.0) / (count - 1))))
+def _fairseq_step(d_model: int, base: float) -> float:
+    """Return fairseq's step, ``log(b) / (d/2 - 1)`` (undefined at d_model = 2 and 3)."""
+    return math.log(base) / (d_model // 2 - 1)
 
 
-def _tf_docs_rates(d_model: int, emulate: bool) -> NDArray[Any]:
-    """``1 / 10000 ** (2 (j // 2) / float32(d))`` in float64 numpy, one per sine pair."""
+def _tf_docs_rates(d_model: int, emulate: bool, base: float) -> NDArray[Any]:
+    """``1 / b ** (2 (j // 2) / float32(d))`` in float64 numpy, one per sine pair."""
     del emulate
-    return 1.0 / np.power(10000.0, 2 * np.arange((d_model + 1) // 2) / float(_F32(d_model)))
+    return 1.0 / np.power(base, 2 * np.arange((d_model + 1) // 2) / float(_F32(d_model)))
 
 
-def _paper_rates(d_model: int, emulate: bool) -> NDArray[Any]:
+def _paper_rates(d_model: int, emulate: bool, base: float) -> NDArray[Any]:
     """``exp(arange(0, d, 2) * (-log(b) / d))``, the PyTorch tutorial's divisor, float32."""
-    scale = -math.log(10000.0) / d_model
+    scale = -math.log(base) / d_model
     two_i = np.arange(0, d_model, 2)
     if not emulate:
         return np.asarray(np.exp(two_i * scale))
     return _f32(np.exp(_f32(two_i.astype(_F32) * _F32(scale)).astype(np.float64)))
 
 
-def _power_divisors(d_model: int, emulate: bool) -> NDArray[Any]:
-    """``10000 ** (2 * (j // 2) / d)`` per sine pair, in float64 (a divisor)."""
+def _power_divisors(d_model: int, emulate: bool, base: float) -> NDArray[Any]:
+    """``b ** (2 * (j // 2) / d)`` per sine pair, in float64 (a divisor)."""
     del emulate  # these libraries compute in float64 anyway
-    return np.power(10000.0, 2 * np.arange((d_model + 1) // 2) / d_model)
+    return np.power(base, 2 * np.arange((d_model + 1) // 2) / d_model)
 
 
-def _tf_tutorial_rates(d_model: int, emulate: bool) -> NDArray[Any]:
-    """``1 / 10000 ** (arange(d/2) / (d/2))`` in float64; ``d/2`` may be a half integer."""
+def _tf_tutorial_rates(d_model: int, emulate: bool, base: float) -> NDArray[Any]:
+    """``1 / b ** (arange(d/2) / (d/2))`` in float64; ``d/2`` may be a half integer."""
     del emulate
     half = d_model / 2
-    return 1.0 / 10000.0 ** (np.arange(half) / half)
+    return 1.0 / base ** (np.arange(half) / half)
 
 
-def _keras_rates(d_model: int, emulate: bool) -> NDArray[Any]:
+def _keras_rates(d_model: int, emulate: bool, base: float) -> NDArray[Any]:
     """``pow(1 / max_wavelength, 2 * (j // 2) / d)``, every step in float32."""
     pairs = (d_model + 1) // 2
     if not emulate:
-        return np.power(1e-4, 2.0 * np.arange(pairs) / d_model)
+        return np.power(1.0 / base, 2.0 * np.arange(pairs) / d_model)
     exponent = _f32(_f32(2 * np.arange(pairs)).astype(np.float64) / float(_F32(d_model)))
-    return _f32(np.power(float(_F32(1 / 10000.0)), exponent.astype(np.float64)))
+    return _f32(np.power(float(_F32(1.0 / base)), exponent.astype(np.float64)))
 
 
-def _positional_encodings_rates(d_model: int, emulate: bool) -> NDArray[Any]:
-    """``1 / 10000 ** (arange(0, c, 2) / c)`` in float32, with ``c`` = d rounded up to even."""
+def _positional_encodings_rates(d_model: int, emulate: bool, base: float) -> NDArray[Any]:
+    """``1 / b ** (arange(0, c, 2) / c)`` in float32, with ``c`` = d rounded up to even."""
     channels = 2 * math.ceil(d_model / 2)
     two_i = np.arange(0, channels, 2)
     if not emulate:
-        return 1.0 / 10000.0 ** (two_i / channels)
+        return 1.0 / base ** (two_i / channels)
     exponent = _f32(_f32(two_i).astype(np.float64) / channels)
-    power = _f32(10000.0 ** exponent.astype(np.float64))
+    power = _f32(base ** exponent.astype(np.float64))
     return _f32(1.0 / power.astype(np.float64))
 
 
@@ -404,8 +418,8 @@ def _divide64(
 # -- width rules ---------------------------------------------------------------
 
 
-def _even(name: str, smallest: int = 2) -> Callable[[int], None]:
-    def check(d_model: int) -> None:
+def _even(smallest: int = 2) -> Callable[[int, str], None]:
+    def check(d_model: int, name: str) -> None:
         if d_model % 2 or d_model < smallest:
             raise ValueError(
                 f"d_model must be an even integer >= {smallest} for the {name} convention "
@@ -415,29 +429,26 @@ def _even(name: str, smallest: int = 2) -> Callable[[int], None]:
     return check
 
 
-def _not_two_or_three(name: str) -> Callable[[int], None]:
-    def check(d_model: int) -> None:
-        if d_model in (2, 3):
-            raise ValueError(
-                f"d_model must be 1 or at least 4 for the {name} convention (its exponent "
-                f"divides by d/2 - 1, which is 0 for d_model = {d_model}: the library "
-                "raises ZeroDivisionError or returns NaN); got " + str(d_model)
-            )
-
-    return check
+def _not_two_or_three(d_model: int, name: str) -> None:
+    if d_model in (2, 3):
+        raise ValueError(
+            f"d_model must be 1 or at least 4 for the {name} convention (its exponent "
+            f"divides by d/2 - 1, which is 0 for d_model = {d_model}: the library "
+            "raises ZeroDivisionError or returns NaN); got " + str(d_model)
+        )
 
 
-def _paper_width(d_model: int) -> None:
+def _paper_width(d_model: int, name: str) -> None:
     if d_model % 2 and d_model != 1:
         raise ValueError(
-            "d_model must be 1 or an even integer >= 2 for the paper convention (for another "
+            f"d_model must be 1 or an even integer >= 2 for the {name} convention (for another "
             "odd width the cosine assignment has one slot too few, an error in the tutorial's "
             f"code; at d_model = 1 that slot count is 0 and broadcasting fills it); got {d_model}"
         )
 
 
-def _any_width(d_model: int) -> None:
-    del d_model
+def _any_width(d_model: int, name: str) -> None:
+    del d_model, name
 
 
 def _fairseq_columns(d_model: int) -> _Columns:
@@ -450,18 +461,12 @@ def _tf_tutorial_columns(d_model: int) -> _Columns:
 
 
 def _cosines_first_columns(d_model: int) -> _Columns:
-    half = d_model // 2
-    kind = np.concatenate([np.ones(half), np.zeros(half), np.full(d_model % 2, 2)]).astype(np.int8)
-    rate = np.concatenate([np.arange(half), np.arange(half), np.zeros(d_model % 2, np.int64)])
-    return _Columns(kind, rate.astype(np.int64))
+    return _concatenated(d_model // 2, d_model // 2, d_model % 2, cosines_first=True)
 
 
 def _marian_columns(d_model: int) -> _Columns:
     return _concatenated((d_model + 1) // 2, d_model // 2)
 
-
-_T2T_STEP = lambda d: math.log(10000.0) / max(d // 2 - 1, 1)  # noqa: E731
-_FAIRSEQ_STEP = lambda d: math.log(10000) / (d // 2 - 1)  # noqa: E731
 
 _ALL = (
     Convention(
@@ -505,7 +510,7 @@ _ALL = (
         "start_index (0 by default). Hugging Face's Pegasus-X computes the same table on the "
         "fly (its step is a float64 division, rounded to float32 once), and is tested.",
         _columns=_fairseq_columns,
-        _rates=_exp_log_rates(_T2T_STEP, float32_step=_t2t_float32_step),
+        _rates=_exp_log_rates(_t2t_step, float32_step=_t2t_float32_step),
         _angle=_multiply32,
         _check=_any_width,
         models=("Pegasus-X",),
@@ -531,9 +536,9 @@ _ALL = (
         "copy. d_model = 2 and 3 raise ZeroDivisionError (the exponent divides by d/2 - 1); "
         "d_model = 1 gives a zero column.",
         _columns=_fairseq_columns,
-        _rates=_exp_log_rates(_FAIRSEQ_STEP),
+        _rates=_exp_log_rates(_fairseq_step),
         _angle=_multiply32,
-        _check=_not_two_or_three("fairseq"),
+        _check=_not_two_or_three,
         padding_idx=1,
         models=("FSMT",),
     ),
@@ -557,9 +562,9 @@ _ALL = (
         "d_model = 2 and 3 raise ZeroDivisionError; d_model = 1 gives a zero column. XGLM, "
         "SpeechT5, Kosmos-2 and TrOCR carry the same get_embedding.",
         _columns=_fairseq_columns,
-        _rates=_exp_log_rates(_FAIRSEQ_STEP),
+        _rates=_exp_log_rates(_fairseq_step),
         _angle=_multiply32,
-        _check=_not_two_or_three("m2m100"),
+        _check=_not_two_or_three,
         padding_idx=1,
         models=("XGLM", "SpeechT5", "Kosmos-2", "TrOCR"),
     ),
@@ -626,9 +631,9 @@ _ALL = (
         note="Tested through transformers' copy of sinusoids. The decoder's position "
         "embeddings are learned; only the encoder uses this table.",
         _columns=_fairseq_columns,
-        _rates=_exp_log_rates(_FAIRSEQ_STEP),
+        _rates=_exp_log_rates(_fairseq_step),
         _angle=_multiply32,
-        _check=_even("whisper", smallest=4),
+        _check=_even(smallest=4),
     ),
     Convention(
         name="keras_hub",
@@ -736,9 +741,9 @@ _ALL = (
         note="fairseq's frequencies with the halves swapped: cosines in the first half. "
         "d_model = 2 and 3 raise ZeroDivisionError.",
         _columns=_cosines_first_columns,
-        _rates=_exp_log_rates(_FAIRSEQ_STEP),
+        _rates=_exp_log_rates(_fairseq_step),
         _angle=_multiply32,
-        _check=_not_two_or_three("musicgen"),
+        _check=_not_two_or_three,
     ),
     Convention(
         name="flax",
@@ -758,28 +763,50 @@ _ALL = (
         "and 3 give NaN (0 * inf in the exponent). In decoding, the position is the cache "
         "index; packed examples pass their own positions.",
         _columns=_fairseq_columns,
-        _rates=_flax_rates,
+        _rates=_exp_log_rates(_fairseq_step, float64=True),
         _angle=_multiply64,
-        _check=_not_two_or_three("flax"),
+        _check=_not_two_or_three,
     ),
 )
 
-#: Every named convention, by name (read-only).
-conventions: Mapping[str, Convention] = MappingProxyType({c.name: c for c in _ALL})
+
+class _Conventions(Mapping[str, Convention]):
+    """A read-only mapping whose missing keys say which names exist."""
+
+    def __init__(self, items: tuple[Convention, ...]) -> None:
+        self._items = MappingProxyType({c.name: c for c in items})
+
+    def __getitem__(self, name: str) -> Convention:
+        try:
+            return self._items[name]
+        except (KeyError, TypeError):
+            raise KeyError(
+                f"no convention named {name!r}; the names are {', '.join(sorted(self._items))}"
+            ) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"<pe.conventions: {', '.join(self._items)}>"
 
 
-def convention(name: str | Convention) -> Convention:
-    """Look up a convention by name (or pass a `Convention` through).
+#: Every named convention, by name: a read-only mapping, the one way to reach
+#: them (``pe.conventions["fairseq"]``, ``for name in pe.conventions``,
+#: ``pe.conventions.values()``). A missing name raises `KeyError` listing the
+#: names; use ``dataclasses.replace`` to derive a convention with another base.
+conventions: Mapping[str, Convention] = _Conventions(_ALL)
 
-    Parameters
-    ----------
-    name : str or Convention
-        One of the keys of ``pe.conventions``, or a `Convention`.
 
-    Returns
-    -------
-    Convention
-        The named convention.
+def lookup(name: str | Convention) -> Convention:
+    """Return the convention `name` names, or `name` itself if it is a `Convention`.
+
+    The internal form of ``pe.conventions[name]`` for functions that accept
+    either; it raises `ValueError` (bad input) where the mapping raises
+    `KeyError` (a missing key). Public until 0.2.0 as ``pe.convention``.
 
     Raises
     ------
@@ -788,8 +815,8 @@ def convention(name: str | Convention) -> Convention:
 
     Examples
     --------
-    >>> import pe
-    >>> pe.convention("marian").layout
+    >>> from pe._conventions import lookup
+    >>> lookup("marian").layout
     'concatenated'
     """
     if isinstance(name, Convention):

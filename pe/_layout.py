@@ -8,8 +8,14 @@ The two layouts hold the same numbers in a different column order:
 So converting is a permutation of the last axis, which leaves every dot product
 and distance between encodings unchanged. A model trained with one layout can
 use the other if the first layer that reads the encoding has its input columns
-permuted the same way (`permute_input_weight`). A different *frequency rule*
-is not a permutation; `convert` refuses it with an explanation.
+permuted the same way (`convert_layout` on the weight's last axis). Given two
+named conventions, `convert_layout` also converts between them when a
+permutation can; a different *frequency rule* is not one, and it refuses that
+with an explanation.
+
+The same words name the rotary layouts of `pe.nn`: *interleaved* pairs
+dimensions $(2i, 2i+1)$, *concatenated* pairs $(i, i + d/2)$ (what Hugging Face
+calls ``rotate_half``).
 """
 
 from __future__ import annotations
@@ -19,10 +25,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._conventions import Convention, Layout, convention
+from pe._conventions import Convention, Layout, lookup
 from pe._validation import is_integer
 
-__all__ = ["convert", "convert_layout", "layout_permutation", "permute_input_weight"]
+__all__ = ["convert_layout", "layout_permutation"]
 
 _LAYOUTS = ("interleaved", "concatenated")
 
@@ -81,15 +87,36 @@ def layout_permutation(d_model: int, source: Layout, target: Layout) -> NDArray[
     return np.argsort(to_concatenated)
 
 
-def convert_layout(values: Any, source: Layout, target: Layout, *, axis: int = -1) -> NDArray[Any]:
-    """Reorder encodings from one layout to the other along `axis`.
+def convert_layout(
+    values: Any,
+    source: Layout | str | Convention,
+    target: Layout | str | Convention,
+    *,
+    axis: int = -1,
+) -> NDArray[Any]:
+    """Reorder encodings from one layout (or convention) to another along `axis`.
+
+    With two layouts, this is the fixed permutation of `layout_permutation`.
+    It applies as well to the input columns of a linear layer that reads
+    encodings: for ``y = W @ x`` (``W`` of shape ``(out_features, d_model)``, as
+    ``torch.nn.Linear.weight``), a layer trained on `source`-layout inputs gives
+    the same ``y`` on `target`-layout inputs with
+    ``convert_layout(W, source, target)``.
+
+    With two named conventions, it converts only where the two differ in layout
+    alone. If they put different numbers in their columns at this width (other
+    frequencies, a zero column, another first position or padding row), no
+    reordering turns one into the other, and this raises instead of returning
+    something plausible and wrong.
 
     Parameters
     ----------
     values : array_like
-        Encodings (or anything laid out like them) with at least one axis.
-    source, target : {"interleaved", "concatenated"}
-        The layouts to convert from and to.
+        Encodings (or anything laid out like them, such as a weight) with at
+        least one axis.
+    source, target : {"interleaved", "concatenated"}, or str or Convention
+        The layouts to convert from and to, or two conventions (names in
+        `pe.conventions`, or `Convention` objects).
     axis : int, default -1
         The axis that holds the ``d_model`` columns; ``-values.ndim`` to
         ``values.ndim - 1``.
@@ -102,8 +129,10 @@ def convert_layout(values: Any, source: Layout, target: Layout, *, axis: int = -
     Raises
     ------
     TypeError, ValueError
-        For a scalar `values`, an `axis` that is not an integer in range, or
-        an unknown layout.
+        For a scalar `values`, an `axis` that is not an integer in range, an
+        unknown layout or convention, a layout given with a convention, or two
+        conventions that differ in more than the layout (the message says what
+        differs).
 
     Examples
     --------
@@ -115,6 +144,26 @@ def convert_layout(values: Any, source: Layout, target: Layout, *, axis: int = -
     True
     >>> bool(np.array_equal(pe.convert_layout(flipped, "concatenated", "interleaved"), table))
     True
+
+    A weight that reads encodings, permuted along its input axis:
+
+    >>> W = np.random.default_rng(0).normal(size=(3, 8))
+    >>> x = pe.sinusoidal(5, d_model=8, dtype=np.float64)
+    >>> W_cat = pe.convert_layout(W, "interleaved", "concatenated")
+    >>> x_cat = pe.convert_layout(x, "interleaved", "concatenated")
+    >>> bool(np.allclose(x @ W.T, x_cat @ W_cat.T))
+    True
+
+    Two conventions:
+
+    >>> distilbert = pe.conventions["distilbert"].table(4, d_model=6)
+    >>> marian = pe.convert_layout(distilbert, "distilbert", "marian")
+    >>> bool((marian == pe.conventions["marian"].table(4, d_model=6)).all())
+    True
+    >>> pe.convert_layout(distilbert, "distilbert", "fairseq")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot convert distilbert to fairseq by reordering columns: ...
     """
     array = np.asarray(values)
     if array.ndim == 0:
@@ -126,91 +175,29 @@ def convert_layout(values: Any, source: Layout, target: Layout, *, axis: int = -
             f"axis must be in [{-array.ndim}, {array.ndim - 1}] for values with "
             f"{array.ndim} dimension(s); got {axis!r}"
         )
-    perm = layout_permutation(array.shape[int(axis)], source, target)
+    layouts = [side in _LAYOUTS for side in (source, target)]
+    if all(layouts):
+        perm = layout_permutation(array.shape[int(axis)], source, target)  # type: ignore[arg-type]
+    elif any(layouts):
+        name, value, other = (
+            ("target", target, "source") if layouts[0] else ("source", source, "target")
+        )
+        raise ValueError(
+            f"{name} must be 'interleaved' or 'concatenated' like {other}, or both must be "
+            f"conventions (names in pe.conventions); got {value!r}"
+        )
+    else:
+        if array.shape[int(axis)] == 0:
+            raise ValueError(
+                "values must be an array of encodings whose width axis has at least one "
+                f"column; got shape {array.shape}"
+            )
+        perm = _convention_permutation(array.shape[int(axis)], lookup(source), lookup(target))
     return np.take(array, perm, axis=axis)
 
 
-def permute_input_weight(weight: Any, source: Layout, target: Layout) -> NDArray[Any]:
-    """Reorder the input columns of a linear layer that reads encodings.
-
-    For ``y = W @ x`` (``W`` of shape ``(out_features, d_model)``, as
-    ``torch.nn.Linear.weight``), a layer trained on `source`-layout inputs gives
-    the same ``y`` on `target`-layout inputs with the returned weight.
-
-    Parameters
-    ----------
-    weight : array_like
-        The weight, with the ``d_model`` input columns on its last axis.
-    source, target : {"interleaved", "concatenated"}
-        The layout the weight was trained on, and the layout it will read.
-
-    Returns
-    -------
-    numpy.ndarray
-        The weight with its last axis reordered, same shape and dtype.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a scalar `weight` or an unknown layout.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import pe
-    >>> rng = np.random.default_rng(0)
-    >>> W = rng.normal(size=(3, 8))
-    >>> x = pe.sinusoidal(5, d_model=8, dtype=np.float64)
-    >>> x_cat = pe.convert_layout(x, "interleaved", "concatenated")
-    >>> W_cat = pe.permute_input_weight(W, "interleaved", "concatenated")
-    >>> bool(np.allclose(x @ W.T, x_cat @ W_cat.T))
-    True
-    """
-    return convert_layout(weight, source, target, axis=-1)
-
-
-def convert(values: Any, source: str | Convention, target: str | Convention) -> NDArray[Any]:
-    """Convert encodings between two named conventions, if a permutation can.
-
-    Only the layout can be converted. If the two conventions put different
-    numbers in their columns at this width (other frequencies, a zero column,
-    another first position or padding row), no reordering turns one into the
-    other, and this raises instead of returning something plausible and wrong.
-
-    Parameters
-    ----------
-    values : array_like
-        Encodings in `source` convention; the last axis is the width.
-    source, target : str or Convention
-        Names in `pe.conventions`, or `Convention` objects.
-
-    Raises
-    ------
-    ValueError
-        If the conventions differ in anything but the layout (the message says
-        what differs), or `values` is a scalar or has an empty last axis.
-
-    Examples
-    --------
-    >>> import pe
-    >>> table = pe.conventions["distilbert"].table(4, d_model=6)
-    >>> marian = pe.convert(table, "distilbert", "marian")
-    >>> bool((marian == pe.conventions["marian"].table(4, d_model=6)).all())
-    True
-    >>> pe.convert(table, "distilbert", "fairseq")
-    Traceback (most recent call last):
-    ...
-    ValueError: cannot convert distilbert to fairseq by reordering columns: ...
-    """
-    first, second = convention(source), convention(target)
-    array = np.asarray(values)
-    if array.ndim == 0 or array.shape[-1] == 0:
-        raise ValueError(
-            "values must be an array of encodings whose last axis is the width (at least 1); "
-            f"got {'a scalar' if array.ndim == 0 else 'shape ' + str(array.shape)}: "
-            f"{values!r:.60}"
-        )
-    width = array.shape[-1]
+def _convention_permutation(width: int, first: Convention, second: Convention) -> NDArray[Any]:
+    """Column indices that turn `first`'s table of this width into `second`'s, or raise."""
     problems = []
     if first.first_position != second.first_position:
         problems.append(f"first position {first.first_position} vs {second.first_position}")
@@ -243,4 +230,4 @@ def convert(values: Any, source: str | Convention, target: str | Convention) -> 
         )
     permutation = np.empty(width, dtype=np.int64)
     permutation[target_order] = source_order  # target column j reads source column perm[j]
-    return np.take(array, permutation, axis=-1)
+    return permutation

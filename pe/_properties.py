@@ -45,7 +45,7 @@ class Uniqueness:
     Examples
     --------
     >>> import pe
-    >>> pe.uniqueness(100, d_model=2)
+    >>> pe.analysis.uniqueness(100, d_model=2)
     Uniqueness(min_distance=0.0177..., offset=44)
     """
 
@@ -73,7 +73,7 @@ class Extrapolation:
     Examples
     --------
     >>> import pe
-    >>> result = pe.extrapolation(100, 400, d_model=16)
+    >>> result = pe.analysis.extrapolation(100, 400, d_model=16)
     >>> round(result.min_distance_to_training, 3), result.max_abs_value <= 1
     (1.015, True)
     """
@@ -110,7 +110,7 @@ def value_range(positions: Any, d_model: int, *, base: float = 10000.0) -> tuple
     Examples
     --------
     >>> import pe
-    >>> low, high = pe.value_range(100_000, d_model=32)
+    >>> low, high = pe.analysis.value_range(100_000, d_model=32)
     >>> -1 <= low < -0.99 and 0.99 < high <= 1
     True
     """
@@ -148,7 +148,7 @@ def norm_deviation(positions: Any, d_model: int, *, base: float = 10000.0) -> fl
     Examples
     --------
     >>> import pe
-    >>> pe.norm_deviation(10_000, d_model=512) < 1e-12
+    >>> pe.analysis.norm_deviation(10_000, d_model=512) < 1e-12
     True
     """
     table = sinusoidal(positions, d_model, base=base, dtype=np.float64)
@@ -190,7 +190,7 @@ def rotation_error(positions: Any, offsets: Any, d_model: int, *, base: float = 
     Examples
     --------
     >>> import pe
-    >>> pe.rotation_error(1000, offsets=[1, 7, 100, -50], d_model=64) < 1e-12
+    >>> pe.analysis.rotation_error(1000, offsets=[1, 7, 100, -50], d_model=64) < 1e-12
     True
     """
     starts = check_positions(positions).reshape(-1)
@@ -207,7 +207,7 @@ def rotation_error(positions: Any, offsets: Any, d_model: int, *, base: float = 
 def uniqueness(length: int, d_model: int, *, base: float = 10000.0) -> Uniqueness:
     """Find the smallest distance between the encodings of two of the first `length` positions.
 
-    Distances depend only on the offset (see `pe.similarity`), so this scans the
+    Distances depend only on the offset (see `pe.analysis.similarity`), so this scans the
     offsets ``1 .. length-1`` instead of all pairs of positions.
 
     Parameters
@@ -232,7 +232,7 @@ def uniqueness(length: int, d_model: int, *, base: float = 10000.0) -> Uniquenes
     Examples
     --------
     >>> import pe
-    >>> result = pe.uniqueness(512, d_model=64)
+    >>> result = pe.analysis.uniqueness(512, d_model=64)
     >>> result.offset, round(result.min_distance, 4)
     (1, 1.4718)
     """
@@ -280,7 +280,7 @@ def extrapolation(
     Examples
     --------
     >>> import pe
-    >>> result = pe.extrapolation(512, 2048, d_model=64)
+    >>> result = pe.analysis.extrapolation(512, 2048, d_model=64)
     >>> result.profile_deviation < 1e-10, result.min_distance_to_training > 0.5
     (True, True)
     """

@@ -94,14 +94,14 @@ def similarity(
     --------
     >>> import numpy as np
     >>> import pe
-    >>> float(pe.similarity(0, 0, d_model=64, measure="dot"))
+    >>> float(pe.analysis.similarity(0, 0, d_model=64, measure="dot"))
     32.0
-    >>> pe.similarity(5, [6, 7, 105], d_model=64).round(4)
+    >>> pe.analysis.similarity(5, [6, 7, 105], d_model=64).round(4)
     array([0.9662, 0.8845, 0.5586])
 
     The value depends only on the offset:
 
-    >>> bool(pe.similarity(1000, 1002, 64) == pe.similarity(0, 2, 64))
+    >>> bool(pe.analysis.similarity(1000, 1002, 64) == pe.analysis.similarity(0, 2, 64))
     True
     """
     if not isinstance(measure, str):
@@ -153,7 +153,7 @@ def pair_distance(offsets: Any, d_model: int, *, base: float = 10000.0) -> NDArr
     Examples
     --------
     >>> import pe
-    >>> pe.pair_distance(44, d_model=8).round(4)
+    >>> pe.analysis.pair_distance(44, d_model=8).round(4)
     array([0.0177, 1.617 , 0.4365, 0.044 ])
     """
     k = _as_positions(offsets, "offsets").astype(np.float64)
@@ -198,7 +198,7 @@ def closest_return(
     Examples
     --------
     >>> import pe
-    >>> offset, gap = pe.closest_return(0, d_model=64, max_offset=100)
+    >>> offset, gap = pe.analysis.closest_return(0, d_model=64, max_offset=100)
     >>> offset, round(gap, 4)
     (44, 0.0177)
     """

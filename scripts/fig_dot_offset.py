@@ -28,9 +28,11 @@ def draw(theme: Theme) -> Figure:
     figure, (near, far) = plt.subplots(2, 1, figsize=(7.2, 5.4), layout="constrained")
     for d_model, colour in zip(D_MODELS, theme.series, strict=False):
         k = np.arange(NEAR + 1)
-        near.plot(k, pe.similarity(0, k, d_model), color=colour, lw=1.6, label=f"d = {d_model}")
+        near.plot(
+            k, pe.analysis.similarity(0, k, d_model), color=colour, lw=1.6, label=f"d = {d_model}"
+        )
     k = np.arange(1, FAR + 1)
-    cosine = pe.similarity(0, k, FAR_D)
+    cosine = pe.analysis.similarity(0, k, FAR_D)
     centres = np.unique(np.geomspace(1, FAR, 400).astype(int))
     far.plot(
         k, cosine, color=theme.series[2], lw=0.4, alpha=0.35, label="every offset", rasterized=True

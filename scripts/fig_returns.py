@@ -18,7 +18,7 @@ HEATMAP_ROWS = 10
 def distances() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Positions, pair 0's chord distance from position 0, the whole vector's distance."""
     positions = np.arange(LENGTH + 1)
-    pair_0 = pe.pair_distance(positions, D_MODEL)[:, 0]
+    pair_0 = pe.analysis.pair_distance(positions, D_MODEL)[:, 0]
     table = pe.sinusoidal(positions, D_MODEL, dtype=np.float64)
     whole = np.linalg.norm(table - table[0], axis=1)
     return positions, pair_0, whole

@@ -15,7 +15,7 @@ D_MODEL = 128
 
 def draw(theme: Theme) -> Figure:
     positions = np.arange(LENGTH)
-    matrix = pe.similarity(positions[:, None], positions[None, :], D_MODEL)
+    matrix = pe.analysis.similarity(positions[:, None], positions[None, :], D_MODEL)
     figure, axes = plt.subplots(figsize=(5.6, 4.6), layout="constrained")
     image = axes.imshow(matrix, cmap=theme.sequential, vmin=matrix.min(), vmax=1)
     axes.set_xlabel("position q")

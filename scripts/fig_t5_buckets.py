@@ -7,7 +7,7 @@ import torch
 from _figstyle import Theme, save_variants
 from matplotlib.figure import Figure
 
-from pe.nn import relative_position_bucket
+from pe.nn.functional import relative_position_bucket
 
 NUM_BUCKETS = 32
 MAX_DISTANCE = 128

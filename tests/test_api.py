@@ -9,10 +9,17 @@ from pathlib import Path
 import pytest
 
 import pe
+import pe.analysis
 import pe.nn
+import pe.nn.functional
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = {"pe": pe, "pe.nn": pe.nn}
+MODULES = {
+    "pe": pe,
+    "pe.analysis": pe.analysis,
+    "pe.nn": pe.nn,
+    "pe.nn.functional": pe.nn.functional,
+}
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -51,3 +58,53 @@ def test_import_pe_does_not_import_torch():
 
 def test_version_is_a_string():
     assert re.fullmatch(r"\d+\.\d+\.\d+", pe.__version__)
+
+
+def test_each_public_name_has_one_home():
+    homes = {}
+    for module_name, module in MODULES.items():
+        for name in module.__all__:
+            homes.setdefault(id(getattr(module, name)), []).append(f"{module_name}.{name}")
+    shared = [names for names in homes.values() if len(names) > 1]
+    assert shared == []
+
+
+def test_the_namespaces_are_documented_modules():
+    for module in (pe.analysis, pe.nn.functional):
+        assert ">>>" in (module.__doc__ or "")
+
+
+# pe 0.1.0's names: each still works, warns, and names its replacement.
+MOVED = (
+    [("pe", name, f"pe.analysis.{name}", pe.analysis, name) for name in pe.analysis.__all__]
+    + [
+        ("pe.nn", name, f"pe.nn.functional.{name}", pe.nn.functional, name)
+        for name in pe.nn.functional.__all__
+    ]
+    + [
+        ("pe", "convention", "pe.conventions[name]", None, None),
+        ("pe", "convert", "pe.convert_layout", pe, "convert_layout"),
+        ("pe", "permute_input_weight", "pe.convert_layout", pe, "convert_layout"),
+    ]
+)
+
+
+@pytest.mark.parametrize(("module", "old", "new", "home", "name"), MOVED)
+def test_old_names_warn_and_name_their_replacement(module, old, new, home, name):
+    with pytest.warns(
+        DeprecationWarning,
+        match=rf"{re.escape(module)}\.{old} is deprecated .*"
+        rf"use {re.escape(new)}",
+    ):
+        obj = getattr(MODULES[module], old)
+    if home is not None:
+        assert obj is getattr(home, name)
+    assert old not in MODULES[module].__all__
+    assert old not in vars(MODULES[module])  # served by __getattr__ only
+
+
+def test_an_unknown_name_is_still_an_attribute_error():
+    with pytest.raises(AttributeError, match="module 'pe' has no attribute 'nonsense'"):
+        pe.nonsense  # noqa: B018
+    with pytest.raises(AttributeError, match=r"module 'pe\.nn' has no attribute 'nonsense'"):
+        pe.nn.nonsense  # noqa: B018

@@ -23,7 +23,7 @@ def test_longest_wavelength_falls_short_of_two_pi_base(d_model: int) -> None:  #
 
 
 def test_aliased_pair_zero_is_separated_by_the_slow_pairs() -> None:  # frequencies.md
-    offset, gap = pe.closest_return(0, 16, max_offset=100)
+    offset, gap = pe.analysis.closest_return(0, 16, max_offset=100)
     table = float64_table(np.array([0, offset]), 16)
     assert np.hypot(*(table[1, :2] - table[0, :2])) == pytest.approx(gap)
     assert gap < 0.05
@@ -38,26 +38,26 @@ def test_dot_product_is_not_monotone_near_zero(d_model: int) -> None:  # rotatio
 
 
 def test_dot_product_dips_below_zero_then_returns() -> None:  # rotation.md
-    dip = pe.similarity(0, np.arange(10_000, 20_000, 3), 512)
+    dip = pe.analysis.similarity(0, np.arange(10_000, 20_000, 3), 512)
     later = np.arange(100_000, 300_000, 7)
-    late = pe.similarity(0, later, 512)
+    late = pe.analysis.similarity(0, later, 512)
     assert dip.mean() < -0.02
     assert abs(late.mean()) < 0.01
     # smaller d swings further around zero
-    assert pe.similarity(0, later, 64).std() > late.std()
+    assert pe.analysis.similarity(0, later, 64).std() > late.std()
 
 
 def test_far_positions_can_be_more_similar_than_nearer_ones() -> None:  # rotation.md
-    far = pe.similarity(0, np.arange(2000, 10_001), 64).max()
-    near = pe.similarity(0, np.arange(200, 501), 64).min()
+    far = pe.analysis.similarity(0, np.arange(2000, 10_001), 64).max()
+    near = pe.analysis.similarity(0, np.arange(200, 501), 64).min()
     assert far > near
 
 
 def test_closest_positions_are_neighbours_for_wide_encodings() -> None:  # properties.md
     for d_model in (16, 64, 512):
-        assert pe.uniqueness(65_536, d_model).offset == 1
+        assert pe.analysis.uniqueness(65_536, d_model).offset == 1
     for d_model in (2, 4, 8):
-        assert pe.uniqueness(65_536, d_model).offset > 1
+        assert pe.analysis.uniqueness(65_536, d_model).offset > 1
 
 
 def test_scaled_embeddings_match_the_encoding_scale() -> None:  # implementation.md

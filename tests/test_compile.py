@@ -17,8 +17,8 @@ from pe.nn import (
     LearnedPositionalEmbedding,
     RelativePositionBias,
     SinusoidalPositionalEncoding,
-    sinusoidal,
 )
+from pe.nn.functional import sinusoidal
 
 
 class AddBias(torch.nn.Module):

@@ -8,13 +8,14 @@ Conventions whose library cannot be run here are skipped with the reason why.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import os
 import sys
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -149,13 +150,65 @@ def test_widths_odd_quirks() -> None:
 
 
 def test_lookup_errors() -> None:
+    with pytest.raises(KeyError, match=r"no convention named 'gpt'; the names are .*paper"):
+        pe.conventions["gpt"]
+    assert pe.conventions.get("gpt") is None
+    assert "gpt" not in pe.conventions
     with pytest.raises(ValueError, match=r"convention must be one of .*paper.*; got .gpt."):
-        pe.convention("gpt")
+        pe.convert_layout(np.zeros((2, 8)), "gpt", "paper")
     with pytest.raises(TypeError, match="d_model must be a positive integer"):
         pe.conventions["paper"].table(4, 8.0)  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(TypeError, match="positions must hold integers"):
         pe.conventions["paper"].table(np.array([0.5]), 8)
-    assert pe.convention(pe.conventions["marian"]) is pe.conventions["marian"]
+
+
+def test_conventions_is_one_read_only_mapping() -> None:
+    assert list(pe.conventions) == [c.name for c in pe.conventions.values()]
+    assert pe.conventions["paper"].layout == "interleaved"
+    with pytest.raises(TypeError):
+        pe.conventions["gpt"] = pe.conventions["paper"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("name", "base"), [("paper", 500.0), ("whisper", 1e5), ("marian", 7.5), ("keras_hub", 42.0)]
+)
+def test_recipes_read_their_own_base(name: str, base: float) -> None:
+    # Another base in the field must change the numbers, not only the printed field:
+    # the frequencies against omega_i = b^(-2i/d) or b^(-i/(d/2-1)), written here in float64.
+    d_model = 12
+    changed = dataclasses.replace(pe.conventions[name], base=base)
+    i = np.arange(d_model // 2, dtype=np.float64)
+    denominator = d_model / 2 if changed.exponent == "2i/d" else d_model / 2 - 1
+    expected = np.exp(-i / denominator * np.log(base))
+    np.testing.assert_allclose(changed.frequencies(d_model), expected, rtol=1e-6)
+    assert not np.allclose(changed.frequencies(d_model), pe.conventions[name].frequencies(d_model))
+    angles = np.arange(5, dtype=np.float64)[:, None] * expected[None, :]
+    if changed.layout == "interleaved":
+        want = np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(5, d_model)
+    else:
+        want = np.concatenate([np.sin(angles), np.cos(angles)], axis=-1)
+    np.testing.assert_allclose(changed.table(5, d_model, emulate=False), want, atol=3e-7)
+
+
+def test_conventions_carry_their_name_into_width_errors() -> None:
+    renamed = dataclasses.replace(pe.conventions["whisper"], name="mine")
+    with pytest.raises(ValueError, match="for the mine convention"):
+        renamed.table(3, 7)
+
+
+def test_old_lookup_names_warn_and_still_work() -> None:
+    untyped: Any = pe  # the old names are reached through the module's __getattr__
+    with pytest.warns(DeprecationWarning, match=r"pe\.convention .* use pe\.conventions\[name\]"):
+        old = untyped.convention
+    assert old("marian") is pe.conventions["marian"]
+    assert old(pe.conventions["marian"]) is pe.conventions["marian"]
+    table = pe.conventions["distilbert"].table(4, d_model=6)
+    with pytest.warns(DeprecationWarning, match=r"pe\.convert is deprecated .* pe\.convert_layout"):
+        converted = untyped.convert(table, "distilbert", "marian")
+    np.testing.assert_array_equal(converted, pe.conventions["marian"].table(4, d_model=6))
+    with pytest.warns(DeprecationWarning, match=r"pe\.permute_input_weight .* pe\.convert_layout"):
+        permuted = untyped.permute_input_weight(np.eye(4), "interleaved", "concatenated")
+    np.testing.assert_array_equal(permuted, np.eye(4)[:, [0, 2, 1, 3]])
 
 
 # ------------------------------------------------------------------ layouts
@@ -179,11 +232,12 @@ def test_converted_layouts_equal_the_other_library() -> None:
     for d in (5, 6, 64):
         distilbert = pe.conventions["distilbert"].table(100, d)
         np.testing.assert_array_equal(
-            pe.convert(distilbert, "distilbert", "marian"), pe.conventions["marian"].table(100, d)
+            pe.convert_layout(distilbert, "distilbert", "marian"),
+            pe.conventions["marian"].table(100, d),
         )
     paper = pe.conventions["paper"].table(100, 64, emulate=False)
     tf = pe.conventions["tf_tutorial"].table(100, 64, emulate=False)
-    np.testing.assert_allclose(pe.convert(paper, "paper", "tf_tutorial"), tf, atol=EPS32)
+    np.testing.assert_allclose(pe.convert_layout(paper, "paper", "tf_tutorial"), tf, atol=EPS32)
 
 
 def test_linear_layer_weights_follow_the_permutation() -> None:
@@ -191,7 +245,7 @@ def test_linear_layer_weights_follow_the_permutation() -> None:
     weight = rng.normal(size=(10, 32))
     x = pe.sinusoidal(50, 32, dtype=np.float64)
     x_cat = pe.convert_layout(x, "interleaved", "concatenated")
-    weight_cat = pe.permute_input_weight(weight, "interleaved", "concatenated")
+    weight_cat = pe.convert_layout(weight, "interleaved", "concatenated")
     np.testing.assert_allclose(x @ weight.T, x_cat @ weight_cat.T, atol=1e-12)
 
 
@@ -208,7 +262,7 @@ def test_linear_layer_weights_follow_the_permutation() -> None:
 def test_convert_refuses_what_is_not_a_permutation(source: str, target: str, pattern: str) -> None:
     table = np.zeros((3, 7 if source in ("positional_encodings", "distilbert") else 8))
     with pytest.raises(ValueError, match=pattern):
-        pe.convert(table, source, target)
+        pe.convert_layout(table, source, target)
 
 
 def test_layout_argument_errors() -> None:
@@ -387,10 +441,10 @@ def test_tensor2tensor_divides_in_float32_like_tensorflow() -> None:
         step = numerator / torch.tensor(float(max(count - 1, 1)), dtype=torch.float32)
         steps = torch.arange(count, dtype=torch.float32) * -step
         expected = torch.exp(steps).double().numpy()
-        got = convention._rates(d, True).astype(np.float64)
+        got = convention._rates(d, True, convention.base).astype(np.float64)
         # float32 exp may differ by an ulp between numpy and torch; the step itself may not
         np.testing.assert_allclose(got, expected, rtol=2 * EPS32, atol=0)
-        assert pe._conventions._t2t_float32_step(d) == step.item()
+        assert pe._conventions._t2t_float32_step(d, convention.base) == step.item()
         differs += float(np.float32(math.log(BASE) / max(count - 1, 1))) != step.item()
     assert differs == 341
 
@@ -428,12 +482,12 @@ def test_tf_docs_tutorial_is_distilbert() -> None:
         b = pe.conventions["distilbert"].table(3000, d)
         assert np.abs(a - b).max() <= EPS32
     table = pe.conventions["tf_docs_tutorial"].table(100, 64)
-    np.testing.assert_array_equal(pe.convert(table, "tf_docs_tutorial", "distilbert"), table)
+    np.testing.assert_array_equal(pe.convert_layout(table, "tf_docs_tutorial", "distilbert"), table)
 
 
 def test_musicgen_converts_to_tensor2tensor_by_swapping_halves() -> None:
     table = pe.conventions["musicgen"].table(50, 8, emulate=False)
-    swapped = pe.convert(table, "musicgen", "tensor2tensor")
+    swapped = pe.convert_layout(table, "musicgen", "tensor2tensor")
     np.testing.assert_array_equal(swapped, np.concatenate([table[:, 4:], table[:, :4]], axis=1))
     np.testing.assert_allclose(
         swapped, pe.conventions["tensor2tensor"].table(50, 8, emulate=False), atol=EPS32

@@ -74,7 +74,9 @@ def test_torch_table_for_any_dtype(
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pe.PrecisionWarning)
-        table = pe.nn.sinusoidal(torch.arange(start, start + length), d_model, dtype=dtype)
+        table = pe.nn.functional.sinusoidal(
+            torch.arange(start, start + length), d_model, dtype=dtype
+        )
     assert table.dtype == dtype
     assert table.shape == (length, d_model)
     values = table.double().numpy()
@@ -112,9 +114,9 @@ def test_module_adds_the_reference(
 @FAST
 @given(p=starts, q=starts, d_model=d_models, measure=st.sampled_from(["dot", "cosine", "distance"]))
 def test_similarity_is_finite_and_bounded(
-    p: int, q: int, d_model: int, measure: pe.Measure
+    p: int, q: int, d_model: int, measure: pe.analysis.Measure
 ) -> None:
-    value = float(pe.similarity(p, q, d_model, measure=measure))
+    value = float(pe.analysis.similarity(p, q, d_model, measure=measure))
     bound = {"dot": d_model / 2, "cosine": 1.0, "distance": math.sqrt(2 * d_model)}[measure]
     assert math.isfinite(value)
     assert abs(value) <= bound + 1e-9
@@ -156,7 +158,7 @@ def test_position_ids_count_real_tokens(
             )
         )
     )
-    positions = pe.nn.position_ids(ids, pad_id=pad, start=start, pad_value=-1)
+    positions = pe.nn.functional.position_ids(ids, pad_id=pad, start=start, pad_value=-1)
     for row, got in zip(ids, positions, strict=True):
         real = row != pad
         assert got[real].tolist() == list(range(start, start + int(real.sum())))
@@ -201,8 +203,8 @@ def test_bad_d_model_everywhere(d_model: typing.Any) -> None:
         lambda: pe.frequencies(d_model),
         lambda: pe.angles(3, d_model),
         lambda: pe.rotation_matrix(1, d_model),
-        lambda: pe.similarity(0, 1, d_model),
-        lambda: pe.nn.sinusoidal(4, d_model),
+        lambda: pe.analysis.similarity(0, 1, d_model),
+        lambda: pe.nn.functional.sinusoidal(4, d_model),
         lambda: pe.nn.SinusoidalPositionalEncoding(d_model),
         lambda: pe.nn.LearnedPositionalEmbedding(8, d_model),
     ):
@@ -216,7 +218,7 @@ def test_bad_base_everywhere(base: typing.Any) -> None:
         lambda: pe.sinusoidal(4, 8, base=base),
         lambda: pe.frequencies(8, base),
         lambda: pe.rotation_blocks(1, 8, base=base),
-        lambda: pe.nn.sinusoidal(4, 8, base=base),
+        lambda: pe.nn.functional.sinusoidal(4, 8, base=base),
         lambda: pe.nn.RotaryEmbedding(8, base=base),
     ):
         raises_named(call, "base")
@@ -272,7 +274,7 @@ BAD_COUNT = st.one_of(NOT_AN_INTEGER, st.integers(-50, 0))
 BAD_LENGTH = st.one_of(NOT_AN_INTEGER, st.integers(-50, -1))
 # Every name some parameter accepts: a random string that happens to be one is not bad.
 VALID_NAMES = {"interleaved", "concatenated", "half", "t5", "clipped", *pe.conventions}
-VALID_NAMES |= set(typing.get_args(pe.Measure))
+VALID_NAMES |= set(typing.get_args(pe.analysis.Measure))
 BAD_CHOICE = st.one_of(
     st.text(max_size=12).filter(lambda name: name not in VALID_NAMES), st.integers(), st.none()
 )
@@ -301,7 +303,7 @@ def test_bad_lengths_when_called(length: typing.Any) -> None:
     for module in (pe.nn.ALiBi(2), pe.nn.RelativePositionBias(2)):
         raises_named(lambda module=module: module(length, 3), "q_len")
         raises_named(lambda module=module: module(3, length), "k_len")
-    raises_named(lambda: pe.uniqueness(length, 8), "length")
+    raises_named(lambda: pe.analysis.uniqueness(length, 8), "length")
 
 
 @FAST
@@ -309,14 +311,17 @@ def test_bad_lengths_when_called(length: typing.Any) -> None:
 def test_bad_names_and_layouts(choice: typing.Any) -> None:
     table = np.zeros((2, 8))
     for call, parameter in (
-        (lambda: pe.convention(choice), "convention"),
+        (lambda: pe.convert_layout(table, choice, "fairseq"), "convention"),
         (lambda: pe.convert_layout(table, choice, "interleaved"), "source"),
         (lambda: pe.convert_layout(table, "interleaved", choice), "target"),
-        (lambda: pe.permute_input_weight(table, choice, "concatenated"), "source"),
-        (lambda: pe.nn.convert_rotary_layout(torch.zeros(4), "half", choice), "target"),
+        (lambda: pe.convert_layout(table, choice, "concatenated"), "source"),
+        (
+            lambda: pe.nn.functional.convert_rotary_layout(torch.zeros(4), "concatenated", choice),
+            "target",
+        ),
         (lambda: pe.nn.RotaryEmbedding(8, layout=choice), "layout"),
         (lambda: pe.nn.RelativePositionBias(2, kind=choice), "kind"),
-        (lambda: pe.similarity(0, 1, 8, measure=choice), "measure"),
+        (lambda: pe.analysis.similarity(0, 1, 8, measure=choice), "measure"),
     ):
         raises_named(call, parameter)
 
@@ -348,8 +353,10 @@ def test_convert_layout_axis_in_range_or_a_clear_error(ndim: int, axis: typing.A
     )
 )
 def test_tensor_arguments_must_be_tensors(value: typing.Any) -> None:
-    raises_named(lambda: pe.nn.relative_position_bucket(value), "relative_position")
-    raises_named(lambda: pe.nn.convert_rotary_layout(value, "half", "interleaved"), "x")
+    raises_named(lambda: pe.nn.functional.relative_position_bucket(value), "relative_position")
+    raises_named(
+        lambda: pe.nn.functional.convert_rotary_layout(value, "concatenated", "interleaved"), "x"
+    )
     raises_named(lambda: pe.nn.RotaryEmbedding(8).rotate(value), "x")
 
 
@@ -384,10 +391,10 @@ def test_position_ids_pad_id_must_fit_the_ids(dtype: torch.dtype, pad_id: int) -
     ids = torch.zeros(2, 4, dtype=dtype)
     info = torch.iinfo(dtype)
     if info.min <= pad_id <= info.max:
-        assert pe.nn.position_ids(ids, pad_id=pad_id).shape == (2, 4)
+        assert pe.nn.functional.position_ids(ids, pad_id=pad_id).shape == (2, 4)
     else:
         with pytest.raises(ValueError, match=rf"pad_id .*got {pad_id}"):
-            pe.nn.position_ids(ids, pad_id=pad_id)
+            pe.nn.functional.position_ids(ids, pad_id=pad_id)
 
 
 @FAST

@@ -6,7 +6,8 @@ import torch
 from reference import float64_table
 
 import pe
-from pe.nn import SinusoidalPositionalEncoding, sinusoidal
+from pe.nn import SinusoidalPositionalEncoding
+from pe.nn.functional import sinusoidal
 
 FLOAT32_BOUND = 3e-7
 

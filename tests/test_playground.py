@@ -173,7 +173,7 @@ def check_two_positions(
     results = widget.locator('[data-role="pair-results"]')
     assert (field(results, "a"), field(results, "b"), field(results, "offset")) == (p, q, q - p)
     for measure in ("dot", "cosine", "distance"):
-        expected = float(pe.similarity(p, q, d_model, base=base, measure=measure))
+        expected = float(pe.analysis.similarity(p, q, d_model, base=base, measure=measure))
         assert field(results, measure) == pytest.approx(expected, abs=SHOWN), measure
     # Both vectors, dimension by dimension, and their product.
     table = widget.locator('[data-role="compare-table"]')

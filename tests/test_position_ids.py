@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from pe.nn import position_ids
+from pe.nn.functional import position_ids
 
 
 def test_left_and_right_padding() -> None:

@@ -6,18 +6,18 @@ import pe
 
 
 def test_value_range_is_within_minus_one_and_one() -> None:
-    low, high = pe.value_range(np.arange(-100_000, 100_000, 13), 64)
+    low, high = pe.analysis.value_range(np.arange(-100_000, 100_000, 13), 64)
     assert -1.0 <= low < -0.999
     assert 0.999 < high <= 1.0
 
 
 def test_norm_deviation_is_rounding() -> None:
-    assert pe.norm_deviation(50_000, 256) < 1e-11
-    assert pe.norm_deviation([], 8) == 0.0
+    assert pe.analysis.norm_deviation(50_000, 256) < 1e-11
+    assert pe.analysis.norm_deviation([], 8) == 0.0
 
 
 def test_rotation_error_is_rounding_and_detects_a_wrong_offset() -> None:
-    assert pe.rotation_error(np.arange(0, 5000, 3), [1, 2, 50, -7], 32) < 1e-11
+    assert pe.analysis.rotation_error(np.arange(0, 5000, 3), [1, 2, 50, -7], 32) < 1e-11
     # The check is not vacuous: the true next rows are far from the rows two ahead.
     table = float64_table(np.arange(0, 100), 32)
     wrong = np.abs(table[:-1] @ pe.rotation_matrix(2, 32).T - table[1:]).max()
@@ -30,19 +30,19 @@ def test_uniqueness_matches_all_pairs(length: int, d_model: int) -> None:
     distances = np.linalg.norm(table[:, None, :] - table[None, :, :], axis=-1)
     distances[np.arange(length), np.arange(length)] = np.inf
     p, q = np.unravel_index(np.argmin(distances), distances.shape)
-    result = pe.uniqueness(length, d_model)
+    result = pe.analysis.uniqueness(length, d_model)
     assert result.min_distance == pytest.approx(distances[p, q], abs=1e-12)
     assert result.offset == abs(int(q) - int(p))
 
 
 def test_uniqueness_needs_two_positions() -> None:
     with pytest.raises(ValueError, match="at least 2"):
-        pe.uniqueness(1, 8)
+        pe.analysis.uniqueness(1, 8)
 
 
 def test_extrapolation_against_brute_force() -> None:
     train, test, d_model = 64, 200, 8
-    result = pe.extrapolation(train, test, d_model, window=10)
+    result = pe.analysis.extrapolation(train, test, d_model, window=10)
     inside = float64_table(np.arange(train), d_model)
     outside = float64_table(np.arange(train, test), d_model)
     nearest = np.linalg.norm(outside[:, None, :] - inside[None, :, :], axis=-1).min()
@@ -53,6 +53,6 @@ def test_extrapolation_against_brute_force() -> None:
 
 def test_extrapolation_errors() -> None:
     with pytest.raises(ValueError, match="train_length=100, test_length=100"):
-        pe.extrapolation(100, 100, 8)
+        pe.analysis.extrapolation(100, 100, 8)
     with pytest.raises(TypeError, match="test_length"):
-        pe.extrapolation(10, 20.0, 8)  # type: ignore[arg-type]  # wrong on purpose
+        pe.analysis.extrapolation(10, 20.0, 8)  # type: ignore[arg-type]  # wrong on purpose

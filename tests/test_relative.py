@@ -3,7 +3,8 @@ from typing import Any
 import pytest
 import torch
 
-from pe.nn import RelativePositionBias, relative_position_bucket
+from pe.nn import RelativePositionBias
+from pe.nn.functional import relative_position_bucket
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])

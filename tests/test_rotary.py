@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from pe.nn import RotaryEmbedding, convert_rotary_layout
+from pe.nn import RotaryEmbedding
+from pe.nn.functional import convert_rotary_layout
 from sitegen.rope import by_model
 
 
@@ -27,7 +28,7 @@ def relative_property_gap(rope: RotaryEmbedding, head_dim: int = 16, seed: int =
     return max(gaps)
 
 
-@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
 def test_scores_depend_only_on_the_offset(layout: str) -> None:
     assert relative_property_gap(RotaryEmbedding(16, layout=layout)) < 1e-4
 
@@ -38,7 +39,9 @@ class SwappedSignRotary(RotaryEmbedding):
     def rotate(
         self, x: torch.Tensor, *, offset: int = 0, positions: torch.Tensor | None = None
     ) -> torch.Tensor:
-        table = __import__("pe.nn", fromlist=["sinusoidal"]).sinusoidal(positions, self.head_dim)
+        table = __import__("pe.nn.functional", fromlist=["sinusoidal"]).sinusoidal(
+            positions, self.head_dim
+        )
         sin, cos = table[..., 0::2], table[..., 1::2]
         first, second = x[..., 0::2], x[..., 1::2]
         out = torch.stack((first * cos + second * sin, first * sin + second * cos), dim=-1)
@@ -50,7 +53,7 @@ def test_the_property_check_catches_a_sign_error() -> None:
 
 
 def test_rotation_preserves_norms_and_position_zero_is_identity() -> None:
-    rope = RotaryEmbedding(32, layout="half")
+    rope = RotaryEmbedding(32, layout="concatenated")
     x = torch.randn(3, 50, 32)
     rotated = rope.rotate(x)
     torch.testing.assert_close(rotated.norm(dim=-1), x.norm(dim=-1))
@@ -68,17 +71,17 @@ def test_the_two_layouts_give_equal_scores_after_conversion() -> None:
     torch.manual_seed(1)
     q, k = torch.randn(2, 4, 9, 32), torch.randn(2, 4, 9, 32)
     inter = RotaryEmbedding(32, layout="interleaved")
-    half = RotaryEmbedding(32, layout="half")
+    half = RotaryEmbedding(32, layout="concatenated")
     q_i, k_i = inter(q, k)
     q_h, k_h = half(
-        convert_rotary_layout(q, "interleaved", "half"),
-        convert_rotary_layout(k, "interleaved", "half"),
+        convert_rotary_layout(q, "interleaved", "concatenated"),
+        convert_rotary_layout(k, "interleaved", "concatenated"),
     )
     torch.testing.assert_close(
         q_i @ k_i.transpose(-1, -2), q_h @ k_h.transpose(-1, -2), atol=1e-5, rtol=1e-5
     )
     torch.testing.assert_close(
-        convert_rotary_layout(q_h, "half", "interleaved"), q_i, atol=1e-6, rtol=1e-6
+        convert_rotary_layout(q_h, "concatenated", "interleaved"), q_i, atol=1e-6, rtol=1e-6
     )
 
 
@@ -91,7 +94,7 @@ def test_half_layout_matches_llama_in_transformers() -> None:
     angles = torch.arange(seq).double()[:, None] * inv_freq[None, :]
     emb = torch.cat((angles, angles), dim=-1)[None]
     q_ref, k_ref = llama.apply_rotary_pos_emb(q.double(), k.double(), emb.cos(), emb.sin())
-    q_ours, k_ours = RotaryEmbedding(head_dim, layout="half")(q, k)
+    q_ours, k_ours = RotaryEmbedding(head_dim, layout="concatenated")(q, k)
     torch.testing.assert_close(q_ours.double(), q_ref, atol=2e-6, rtol=0)
     torch.testing.assert_close(k_ours.double(), k_ref, atol=2e-6, rtol=0)
 
@@ -121,12 +124,24 @@ def test_dtype_is_kept_and_long_positions_are_accurate() -> None:
 def test_errors() -> None:
     with pytest.raises(ValueError, match="head_dim"):
         RotaryEmbedding(7)
-    with pytest.raises(ValueError, match="layout must be one of 'interleaved', 'half'"):
+    with pytest.raises(ValueError, match="layout must be one of 'interleaved', 'concatenated'"):
         RotaryEmbedding(8, layout="neox")
     with pytest.raises(ValueError, match="last dimension head_dim=8"):
         RotaryEmbedding(8).rotate(torch.zeros(3, 6))
     with pytest.raises(ValueError, match="source must be one of"):
-        convert_rotary_layout(torch.zeros(4), "pairs", "half")
+        convert_rotary_layout(torch.zeros(4), "pairs", "concatenated")
+
+
+def test_the_old_layout_name_half_warns_and_means_concatenated() -> None:
+    q = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(0))
+    with pytest.warns(DeprecationWarning, match=r"layout='half' .* use layout='concatenated'"):
+        old = RotaryEmbedding(8, layout="half")
+    assert old.layout == "concatenated"
+    new = RotaryEmbedding(8, layout="concatenated")
+    torch.testing.assert_close(old.rotate(q), new.rotate(q), rtol=0, atol=0)
+    with pytest.warns(DeprecationWarning, match=r"target='half' .* use target='concatenated'"):
+        moved = convert_rotary_layout(torch.arange(6.0), "interleaved", "half")
+    assert moved.tolist() == [0.0, 2.0, 4.0, 1.0, 3.0, 5.0]  # pairs (0, 1), (2, 3), (4, 5) split
 
 
 def test_checkpoint_conversion_permutes_each_heads_projection_rows() -> None:
@@ -139,7 +154,11 @@ def test_checkpoint_conversion_permutes_each_heads_projection_rows() -> None:
         weight: torch.Tensor,
     ) -> torch.Tensor:  # (heads * head_dim, d) -> rows of each head reordered
         rows = weight.view(heads, head_dim, d_model).transpose(1, 2)
-        return convert_rotary_layout(rows, "interleaved", "half").transpose(1, 2).reshape_as(weight)
+        return (
+            convert_rotary_layout(rows, "interleaved", "concatenated")
+            .transpose(1, 2)
+            .reshape_as(weight)
+        )
 
     # The same reordering written as a reshape: pairs (2i, 2i+1) -> halves (i, i + d/2).
     reshaped = w_q.view(heads, head_dim // 2, 2, d_model).transpose(1, 2).reshape_as(w_q)
@@ -154,7 +173,7 @@ def test_checkpoint_conversion_permutes_each_heads_projection_rows() -> None:
 
     torch.testing.assert_close(
         scores(w_q, w_k, "interleaved"),
-        scores(per_head_rows(w_q), per_head_rows(w_k), "half"),
+        scores(per_head_rows(w_q), per_head_rows(w_k), "concatenated"),
         atol=1e-4,
         rtol=1e-5,
     )
@@ -245,8 +264,8 @@ def test_attention_factor_scales_every_rotated_vector() -> None:
 
 def test_partial_rotary_rotates_the_first_dimensions_only() -> None:
     torch.manual_seed(6)
-    partial = RotaryEmbedding(80, layout="half", partial_rotary_factor=0.4)
-    full = RotaryEmbedding(32, layout="half")
+    partial = RotaryEmbedding(80, layout="concatenated", partial_rotary_factor=0.4)
+    full = RotaryEmbedding(32, layout="concatenated")
     x = torch.randn(2, 9, 80)
     out = partial.rotate(x, offset=7)
     torch.testing.assert_close(out[..., :32], full.rotate(x[..., :32], offset=7), atol=0, rtol=0)
@@ -255,7 +274,7 @@ def test_partial_rotary_rotates_the_first_dimensions_only() -> None:
 
 def test_batch_seq_position_ids_are_shared_by_the_heads_even_when_batch_equals_heads() -> None:
     torch.manual_seed(7)
-    rope = RotaryEmbedding(16, layout="half")
+    rope = RotaryEmbedding(16, layout="concatenated")
     batch = heads = 3
     x = torch.randn(batch, heads, 5, 16)
     positions = torch.tensor([[0, 1, 2, 3, 4], [10, 11, 12, 13, 14], [100, 101, 102, 103, 104]])
@@ -366,7 +385,7 @@ def test_dynamic_scaling_is_the_same_in_prefill_and_in_decoding() -> None:
 
 
 def test_left_padding_and_a_cache_offset_give_the_prefill_scores() -> None:
-    from pe.nn import position_ids
+    from pe.nn.functional import position_ids
 
     torch.manual_seed(9)
     rope = RotaryEmbedding.from_config(LLAMA31 | {"head_dim": 16})
@@ -389,7 +408,7 @@ def test_compiles_with_fullgraph(backend: str) -> None:
     torch._dynamo.reset()
     rope = RotaryEmbedding(
         16,
-        layout="half",
+        layout="concatenated",
         scaling={"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64},
         partial_rotary_factor=0.5,
     )
@@ -418,7 +437,7 @@ def test_exports() -> None:
 
 def test_gradients_flow_and_match_the_inference_path() -> None:
     torch.manual_seed(10)
-    rope = RotaryEmbedding(16, layout="half", partial_rotary_factor=0.5)
+    rope = RotaryEmbedding(16, layout="concatenated", partial_rotary_factor=0.5)
     x = torch.randn(2, 5, 16, requires_grad=True)
     out = rope.rotate(x, offset=3)
     with torch.no_grad():
@@ -430,7 +449,7 @@ def test_gradients_flow_and_match_the_inference_path() -> None:
 
 def test_meta_tensors_give_meta_results_without_reading_values() -> None:
     """On the meta device only shapes exist: no position may be read (no .item())."""
-    rope = RotaryEmbedding(16, layout="half")
+    rope = RotaryEmbedding(16, layout="concatenated")
     q = torch.empty(2, 3, 5, 16, device="meta")
     positions = torch.arange(5, device="meta")
     for rotated in (

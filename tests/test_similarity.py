@@ -18,15 +18,17 @@ def explicit(p: int, q: int, d_model: int) -> tuple[float, float, float]:
 @pytest.mark.parametrize("d_model", [2, 16, 128])
 def test_measures_match_explicit_vectors(p: int, q: int, d_model: int) -> None:
     dot, cosine, distance = explicit(p, q, d_model)
-    assert pe.similarity(p, q, d_model, measure="dot") == pytest.approx(dot, abs=1e-11)
-    assert pe.similarity(p, q, d_model) == pytest.approx(cosine, abs=1e-12)
-    assert pe.similarity(p, q, d_model, measure="distance") == pytest.approx(distance, abs=1e-9)
+    assert pe.analysis.similarity(p, q, d_model, measure="dot") == pytest.approx(dot, abs=1e-11)
+    assert pe.analysis.similarity(p, q, d_model) == pytest.approx(cosine, abs=1e-12)
+    assert pe.analysis.similarity(p, q, d_model, measure="distance") == pytest.approx(
+        distance, abs=1e-9
+    )
 
 
 def test_distance_is_accurate_for_close_positions() -> None:
     # sqrt(d - 2 dot) would cancel catastrophically; the sine form does not.
     d_model = 512
-    got = pe.similarity(0, 1, d_model, measure="distance")
+    got = pe.analysis.similarity(0, 1, d_model, measure="distance")
     omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
     expected = 2 * np.sqrt(np.sum(np.sin(omega / 2) ** 2))
     assert got == pytest.approx(expected, rel=1e-14)
@@ -34,7 +36,7 @@ def test_distance_is_accurate_for_close_positions() -> None:
 
 def test_broadcasting_gives_matrices() -> None:
     positions = np.arange(20)
-    matrix = pe.similarity(positions[:, None], positions[None, :], 32)
+    matrix = pe.analysis.similarity(positions[:, None], positions[None, :], 32)
     assert matrix.shape == (20, 20)
     np.testing.assert_allclose(np.diag(matrix), 1.0)
     np.testing.assert_allclose(matrix, matrix.T)
@@ -44,36 +46,36 @@ def test_broadcasting_gives_matrices() -> None:
 
 def test_similarity_errors() -> None:
     with pytest.raises(ValueError, match="measure must be"):
-        pe.similarity(0, 1, 8, measure="euclid")  # type: ignore[arg-type]  # wrong on purpose
+        pe.analysis.similarity(0, 1, 8, measure="euclid")  # type: ignore[arg-type]  # wrong on purpose
     with pytest.raises(ValueError, match=r"broadcast together; got shapes \(2,\) and \(3,\)"):
-        pe.similarity([0, 1], [0, 1, 2], 8)
+        pe.analysis.similarity([0, 1], [0, 1, 2], 8)
     with pytest.raises(TypeError, match="q must hold integers"):
-        pe.similarity(0, [0.5], 8)
+        pe.analysis.similarity(0, [0.5], 8)
     with pytest.raises(TypeError, match="p must"):
-        pe.similarity(True, 1, 8)
+        pe.analysis.similarity(True, 1, 8)
 
 
 def test_pair_distance_is_the_chord_of_each_pair() -> None:
     d_model, offset = 10, 44
     rows = float64_table(np.array([0, offset]), d_model)
     chords = np.hypot(rows[1, 0::2] - rows[0, 0::2], rows[1, 1::2] - rows[0, 1::2])
-    np.testing.assert_allclose(pe.pair_distance(offset, d_model), chords, atol=1e-14)
-    assert pe.pair_distance([[1, 2]], d_model).shape == (1, 2, 5)
+    np.testing.assert_allclose(pe.analysis.pair_distance(offset, d_model), chords, atol=1e-14)
+    assert pe.analysis.pair_distance([[1, 2]], d_model).shape == (1, 2, 5)
 
 
 def test_closest_return_matches_brute_force() -> None:
     table = float64_table(np.arange(0, 1001), 4)
     chord = np.hypot(table[1:, 0] - table[0, 0], table[1:, 1] - table[0, 1])
     for limit in (10, 100, 1000):
-        offset, gap = pe.closest_return(0, 4, max_offset=limit)
+        offset, gap = pe.analysis.closest_return(0, 4, max_offset=limit)
         assert offset == 1 + int(np.argmin(chord[:limit]))
         assert gap == pytest.approx(chord[offset - 1], abs=1e-12)
 
 
 def test_closest_return_errors() -> None:
     with pytest.raises(ValueError, match=r"pair must lie in \[0, 3\] for d_model=8; got 4"):
-        pe.closest_return(4, 8, max_offset=10)
+        pe.analysis.closest_return(4, 8, max_offset=10)
     with pytest.raises(ValueError, match="max_offset must be an integer >= 1; got 0"):
-        pe.closest_return(0, 8, max_offset=0)
+        pe.analysis.closest_return(0, 8, max_offset=0)
     with pytest.raises(TypeError, match="pair must be an integer"):
-        pe.closest_return(0.0, 8, max_offset=10)  # type: ignore[arg-type]  # wrong on purpose
+        pe.analysis.closest_return(0.0, 8, max_offset=10)  # type: ignore[arg-type]  # wrong on purpose

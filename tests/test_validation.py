@@ -133,15 +133,15 @@ def test_dtype_none_is_refused() -> None:
 
 
 def test_convert_a_scalar_says_so() -> None:
-    with pytest.raises(ValueError, match=r"values must be an array of encodings .* got a scalar"):
-        pe.convert(3.0, "distilbert", "marian")
+    with pytest.raises(ValueError, match=r"values must have at least one axis .* got a scalar"):
+        pe.convert_layout(3.0, "distilbert", "marian")
     with pytest.raises(ValueError, match=r"got shape \(2, 0\)"):
-        pe.convert(np.zeros((2, 0)), "distilbert", "marian")
+        pe.convert_layout(np.zeros((2, 0)), "distilbert", "marian")
 
 
 def test_similarity_measure_must_be_a_string() -> None:
     with pytest.raises(TypeError, match=r"measure must be one of the strings .* got ndarray"):
-        pe.similarity(0, 1, 8, measure=np.array(["dot", "cosine"]))  # type: ignore[arg-type]  # wrong on purpose
+        pe.analysis.similarity(0, 1, 8, measure=np.array(["dot", "cosine"]))  # type: ignore[arg-type]  # wrong on purpose
 
 
 def test_convention_encode_start_and_emulate() -> None:
@@ -197,7 +197,7 @@ def test_torch_sizes_are_checked_too() -> None:
     import pe.nn
 
     with pytest.raises(ValueError, match=r"the table would have shape \(2147483647, 4\)"):
-        pe.nn.sinusoidal(2**31 - 1, 4)
+        pe.nn.functional.sinusoidal(2**31 - 1, 4)
     with pytest.raises(ValueError, match=r"weight \(max_len, d_model\) would have shape"):
         pe.nn.LearnedPositionalEmbedding(2**30, 64)
     with pytest.raises(ValueError, match=r"d_model must be at most"):
@@ -205,4 +205,4 @@ def test_torch_sizes_are_checked_too() -> None:
     with pytest.raises(ValueError, match=r"the bias \(num_heads, q_len, k_len\) would have shape"):
         pe.nn.RelativePositionBias(8)(2**20, 2**20)
     with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
-        pe.nn.sinusoidal(torch.zeros((), dtype=torch.long).expand(2**20, 2**11), 2)
+        pe.nn.functional.sinusoidal(torch.zeros((), dtype=torch.long).expand(2**20, 2**11), 2)

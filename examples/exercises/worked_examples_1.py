@@ -4,7 +4,7 @@ import math
 
 import pe
 
-dots = {k: float(pe.similarity(0, k, 6, measure="dot")) for k in range(1, 21)}
+dots = {k: float(pe.analysis.similarity(0, k, 6, measure="dot")) for k in range(1, 21)}
 best = max(dots, key=dots.__getitem__)
 print(f"offset 1: {dots[1]:.4f}; offset {best}: {dots[best]:.4f}")
 print(

@@ -7,5 +7,5 @@ import pe
 table = pe.sinusoidal(45, 16, dtype=np.float64)
 distance = float(np.linalg.norm(table[44] - table[0]))
 print(f"||PE(44) - PE(0)|| = {distance:.4f}")
-print(f"pe.similarity: {float(pe.similarity(0, 44, 16, measure='distance')):.4f}")
+print(f"pe.analysis.similarity: {float(pe.analysis.similarity(0, 44, 16, measure='distance')):.4f}")
 print(f"Answer: {distance:.4f}")

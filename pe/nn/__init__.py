@@ -3,7 +3,8 @@
 Absolute encodings add a vector to each token (`SinusoidalPositionalEncoding`,
 `LearnedPositionalEmbedding`); the others act on attention instead: a bias on
 the scores (`RelativePositionBias`, `ALiBi`) or a rotation of queries and keys
-(`RotaryEmbedding`).
+(`RotaryEmbedding`). The plain functions they are built from are in
+`pe.nn.functional`, as torch's are in `torch.nn.functional`.
 
 >>> import torch
 >>> from pe.nn import SinusoidalPositionalEncoding
@@ -13,12 +14,13 @@ torch.Size([1, 4, 16])
 
 from __future__ import annotations
 
+from pe._deprecation import moved_attribute as _moved_attribute
+from pe.nn import functional as functional
 from pe.nn._alibi import ALiBi
 from pe.nn._learned import LearnedPositionalEmbedding
-from pe.nn._position_ids import position_ids
-from pe.nn._relative import RelativePositionBias, relative_position_bucket
-from pe.nn._rotary import RotaryEmbedding, convert_rotary_layout
-from pe.nn._sinusoidal import SinusoidalPositionalEncoding, sinusoidal
+from pe.nn._relative import RelativePositionBias
+from pe.nn._rotary import RotaryEmbedding
+from pe.nn._sinusoidal import SinusoidalPositionalEncoding
 
 __all__ = [
     "ALiBi",
@@ -26,8 +28,15 @@ __all__ = [
     "RelativePositionBias",
     "RotaryEmbedding",
     "SinusoidalPositionalEncoding",
-    "convert_rotary_layout",
-    "position_ids",
-    "relative_position_bucket",
-    "sinusoidal",
 ]
+
+# The plain functions of 0.1.0 moved to pe.nn.functional; the old names work
+# for one release, with a DeprecationWarning (see CHANGELOG.md).
+_MOVED = {
+    name: (f"pe.nn.functional.{name}", "pe.nn.functional", name)
+    for name in ("convert_rotary_layout", "position_ids", "relative_position_bucket", "sinusoidal")
+}
+
+
+def __getattr__(name: str) -> object:
+    return _moved_attribute(__name__, name, _MOVED)

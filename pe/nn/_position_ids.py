@@ -48,7 +48,7 @@ def position_ids(input_ids: Tensor, pad_id: int, *, start: int = 0, pad_value: i
     Examples
     --------
     >>> import torch
-    >>> from pe.nn import position_ids
+    >>> from pe.nn.functional import position_ids
     >>> ids = torch.tensor([[0, 0, 5, 6, 7],   # left-padded (pad id 0)
     ...                     [5, 6, 7, 8, 0]])  # right-padded
     >>> position_ids(ids, pad_id=0)

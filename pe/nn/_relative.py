@@ -70,7 +70,7 @@ def relative_position_bucket(
     Examples
     --------
     >>> import torch
-    >>> from pe.nn import relative_position_bucket
+    >>> from pe.nn.functional import relative_position_bucket
     >>> offsets = torch.tensor([-200, -20, -3, 0, 3, 20, 200])
     >>> relative_position_bucket(offsets)
     tensor([15, 10,  3,  0, 19, 26, 31])

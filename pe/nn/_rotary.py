@@ -7,10 +7,11 @@ $\theta_i = b^{-2i/d}$ as in the sinusoidal encoding. Since rotations compose,
 $\langle R_m q, R_n k\rangle = \langle q, R_{n-m} k\rangle$: the score depends on
 the positions only through $n - m$.
 
-Two layouts are in use. *Interleaved* pairs dimensions $(2i, 2i+1)$ (RoFormer,
-GPT-J); *half* pairs $(i, i + d/2)$ (GPT-NeoX, LLaMA). They are the same
-rotation after a fixed permutation of the head dimensions
-(`convert_rotary_layout`).
+Two layouts are in use, named as the sinusoidal table's layouts in `pe`
+(`pe.convert_layout`): *interleaved* pairs dimensions $(2i, 2i+1)$ (RoFormer,
+GPT-J); *concatenated* pairs $(i, i + d/2)$ (GPT-NeoX, LLaMA; Hugging Face's
+``rotate_half``, and ``"half"`` in pe 0.1.0). They are the same rotation after
+a fixed permutation of the head dimensions (`convert_rotary_layout`).
 
 Long contexts change the frequencies by a scaling rule (`pe.rope_frequencies`):
 the module takes the same ``scaling`` dict as a model's ``config.json``.
@@ -25,6 +26,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from pe._deprecation import deprecated
 from pe._layout import layout_permutation
 from pe._rope import rope_frequencies
 from pe._validation import MAX_POSITION, check_offset
@@ -32,13 +34,22 @@ from pe.nn._common import check_layout_choice
 
 __all__ = ["RotaryEmbedding", "convert_rotary_layout"]
 
-_LAYOUTS = ("interleaved", "half")
+_LAYOUTS = ("interleaved", "concatenated")
+
+
+def _check_rotary_layout(value: Any, name: str) -> str:
+    """Return the layout `value` names, accepting pe 0.1.0's ``"half"`` with a warning."""
+    if isinstance(value, str) and value == "half":
+        deprecated(f"{name}='half'", f"{name}='concatenated' (the same layout)", stacklevel=4)
+        value = "concatenated"
+    return check_layout_choice(value, name, _LAYOUTS)
 
 
 def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     """Reorder the last dimension of queries, keys (or projection rows) between layouts.
 
-    ``interleaved`` pairs dimensions ``(2i, 2i + 1)``; ``half`` pairs ``(i, i + d/2)``.
+    ``interleaved`` pairs dimensions ``(2i, 2i + 1)``; ``concatenated`` pairs
+    ``(i, i + d/2)``, the words `pe.convert_layout` uses for the same orders.
     Converting both queries and keys leaves every attention score unchanged; for
     a model's weights, permute the output rows of the query and key projections.
 
@@ -46,8 +57,9 @@ def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     ----------
     x : torch.Tensor
         Any tensor with at least one dimension; the last one is reordered.
-    source, target : {"interleaved", "half"}
-        The layouts to convert from and to.
+    source, target : {"interleaved", "concatenated"}
+        The layouts to convert from and to (``"half"``, pe 0.1.0's name for
+        ``"concatenated"``, still works with a `DeprecationWarning`).
 
     Returns
     -------
@@ -63,17 +75,16 @@ def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     Examples
     --------
     >>> import torch
-    >>> from pe.nn import convert_rotary_layout
-    >>> convert_rotary_layout(torch.arange(6.0), "interleaved", "half")
+    >>> from pe.nn.functional import convert_rotary_layout
+    >>> convert_rotary_layout(torch.arange(6.0), "interleaved", "concatenated")
     tensor([0., 2., 4., 1., 3., 5.])
     """
     if not isinstance(x, Tensor) or x.dim() == 0:
         got = "a 0-d tensor" if isinstance(x, Tensor) else type(x).__name__
         raise TypeError(f"x must be a tensor with at least one dimension; got {got}")
-    check_layout_choice(source, "source", _LAYOUTS)
-    check_layout_choice(target, "target", _LAYOUTS)
-    names = {"interleaved": "interleaved", "half": "concatenated"}
-    perm = layout_permutation(x.shape[-1], names[source], names[target])  # type: ignore[arg-type]
+    source = _check_rotary_layout(source, "source")
+    target = _check_rotary_layout(target, "target")
+    perm = layout_permutation(x.shape[-1], source, target)  # type: ignore[arg-type]
     return x[..., torch.from_numpy(np.asarray(perm)).to(x.device)]
 
 
@@ -101,9 +112,10 @@ class RotaryEmbedding(nn.Module):
         Size of each head's query and key vectors; a positive even integer.
     base : float, default 10000.0
         The base $b$ of the frequencies $\theta_i = b^{-2i/d}$ (``rope_theta``).
-    layout : {"interleaved", "half"}, default "interleaved"
+    layout : {"interleaved", "concatenated"}, default "interleaved"
         Which dimensions form a rotated pair (see `convert_rotary_layout`);
-        Hugging Face's Llama-style models use ``"half"``.
+        Hugging Face's Llama-style models use ``"concatenated"`` (``"half"``
+        in pe 0.1.0, still accepted with a `DeprecationWarning`).
     scaling : dict, optional
         A config's ``rope_scaling`` / ``rope_parameters`` dict: see
         `pe.rope_frequencies` for the rules and their keys.
@@ -185,7 +197,7 @@ class RotaryEmbedding(nn.Module):
     ...                             "original_max_position_embeddings": 8192}}
     >>> rope = RotaryEmbedding.from_config(llama31)
     >>> rope.rule, rope.layout, rope.rotary_dim, rope.attention_factor
-    ('llama3', 'half', 128, 1.0)
+    ('llama3', 'concatenated', 128, 1.0)
     """
 
     def __init__(
@@ -210,7 +222,7 @@ class RotaryEmbedding(nn.Module):
         )
         self.head_dim = int(head_dim)
         self.base = float(base)
-        self.layout = check_layout_choice(layout, "layout", _LAYOUTS)
+        self.layout = _check_rotary_layout(layout, "layout")
         self.rule = str((scaling or {}).get("rope_type", (scaling or {}).get("type", "default")))
         frequencies = result.frequencies
         frequencies.flags.writeable = False
@@ -223,7 +235,7 @@ class RotaryEmbedding(nn.Module):
 
     @classmethod
     def from_config(
-        cls, config: Mapping[str, Any], *, layout: str = "half", seq_len: int | None = None
+        cls, config: Mapping[str, Any], *, layout: str = "concatenated", seq_len: int | None = None
     ) -> RotaryEmbedding:
         """Build the module from a model's ``config.json`` (as a dict).
 
@@ -238,7 +250,7 @@ class RotaryEmbedding(nn.Module):
         ----------
         config : mapping
             The configuration.
-        layout : {"half", "interleaved"}, default "half"
+        layout : {"concatenated", "interleaved"}, default "concatenated"
             Hugging Face's Llama-style models rotate halves.
         seq_len : int, optional
             As in the constructor.

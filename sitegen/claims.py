@@ -1,6 +1,6 @@
 """Sentences and tables that back the guide's prose claims with numbers computed at build time.
 
-Pages print these from executed code blocks, as they do `sitegen.tables`; the
+Pages print these from executed code blocks, as they do `sitegen.pages`; the
 tests in ``tests/test_claims.py`` check the same claims against independent
 computations.
 """

@@ -234,11 +234,11 @@ def test_alibi_gets_a_fair_head_count_and_the_confound_is_stated():  # beyond/co
 def test_modes_verdict_follows_the_paired_rounds():  # implementation.md
     import json
 
-    from sitegen import tables
+    from sitegen.pages import implementation
 
     data = json.loads((DOCS.parent / "benchmarks/results/modes.json").read_text())
     assert data["rounds"] >= 30
-    shown = tables.modes_benchmark()
+    shown = implementation.modes_benchmark()
     for row in data["rows"]:
         samples = {name: np.array(times) for name, times in row["samples_ms"].items()}
         assert all(times.size == data["rounds"] for times in samples.values())
@@ -288,14 +288,15 @@ def _column_styles(markdown: str) -> list[set[str]]:
     ],
 )
 def test_each_number_column_has_one_style(name):  # formula.md, worked-examples.md, ...
-    from sitegen import claims, tables
+    from sitegen import claims
+    from sitegen.pages import frequencies, precision, rotation, shared, worked_examples
 
     calls = {
-        "encoding": lambda: tables.encoding(20, 20, digits=3),
-        "worked_angles": lambda: tables.worked_angles(5, 4),
-        "closest_returns": lambda: tables.closest_returns(16, 0, (10, 100, 1000, 100_000)),
-        "rotation_checks": lambda: tables.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
-        "error_benchmark": tables.error_benchmark,
+        "encoding": lambda: shared.encoding(20, 20, digits=3),
+        "worked_angles": lambda: worked_examples.worked_angles(5, 4),
+        "closest_returns": lambda: frequencies.closest_returns(16, 0, (10, 100, 1000, 100_000)),
+        "rotation_checks": lambda: rotation.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
+        "error_benchmark": precision.error_benchmark,
         "low_precision": lambda: claims.low_precision_exhaustive.__wrapped__(  # no cache
             16, ((0, 256), (256, 2049), (65_000, 66_000))
         ),

@@ -1,12 +1,15 @@
 """The errors page: call each public function with bad input and record what it says.
 
 Nothing on the page is typed by hand: each row is a real call made while the
-site is built, with the exception and message it raised.
+site is built, with the exception and message it raised. Each bad call is
+written once, as source text: the page shows that text and the build runs it,
+so the call shown and the call made cannot drift apart. The function column is
+read off the same text (the name called first, or ``Convention.<method>``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
 from typing import Any
 
 import numpy as np
@@ -14,199 +17,98 @@ import numpy as np
 from sitegen.cache import cached_markdown
 from sitegen.markdown import table
 
+#: Bad calls of the numpy package, run with `pe`'s public names, ``np`` and ``nan`` in scope.
+PE_CALLS: tuple[str, ...] = (
+    "sinusoidal(10, 7)",
+    "sinusoidal(10, 8.0)",
+    "sinusoidal(-1, 8)",
+    "sinusoidal(2.5, 8)",
+    "sinusoidal([0.0, 1.0], 8)",
+    "sinusoidal([1, nan], 8)",
+    "sinusoidal([2**40], 8)",
+    "sinusoidal(10, 8, base=1.0)",
+    "sinusoidal(10, 8, base=nan)",
+    "sinusoidal(10, 8, dtype=np.int32)",
+    "sinusoidal([10**30], 8)",
+    "sinusoidal([1j, 2j], 8)",
+    "sinusoidal(np.ma.masked_array([0, 1], mask=[0, 1]), 8)",
+    "sinusoidal(10, 8, dtype=None)",
+    "sinusoidal(4, 10**12)",
+    "frequencies(0)",
+    "angles(10**9, 4096)",
+    "angles('12', 8)",
+    "rotation_matrix(1.5, 8)",
+    "similarity([0, 1], [0, 1, 2], 8)",
+    "similarity(0, 1, 8, measure='euclid')",
+    "similarity(0, 1, 8, measure=np.array(['dot']))",
+    "closest_return(9, 8, max_offset=10)",
+    "uniqueness(1, 8)",
+    "extrapolation(100, 50, 8)",
+    "convention('gpt')",
+    "conventions['paper'].table(4, 7)",
+    "conventions['paper'].table(4, 8, emulate='no')",
+    "conventions['fairseq'].encode(3, 8, start=-10)",
+    "convert(3.0, 'distilbert', 'marian')",
+    "convert(np.zeros((2, 8)), 'paper', 'whisper')",
+    "layout_permutation(8, 'rows', 'interleaved')",
+    "convert_layout(np.zeros((2, 8)), 'interleaved', 'concatenated', axis=2)",
+    "alibi_slopes(0)",
+)
 
-def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
+#: Bad calls of the torch package, run with `pe.nn`'s public names and ``torch`` in scope.
+NN_CALLS: tuple[str, ...] = (
+    "ALiBi(10**9)",
+    "sinusoidal(torch.zeros(3), 8)",
+    "SinusoidalPositionalEncoding(8, max_len=0)",
+    "SinusoidalPositionalEncoding(8, max_len=16)(torch.zeros(1, 20, 8))",
+    "SinusoidalPositionalEncoding(8)(torch.zeros(2, 3, 6))",
+    "SinusoidalPositionalEncoding(8)(torch.zeros(2, 3, 8, dtype=torch.long))",
+    "LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 10, 4))",
+    "LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 3, 4), offset=2, positions=torch.arange(3))",
+    "LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 3, 4), positions=torch.arange(2))",
+    "LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 2, 3, 4))",
+    "LearnedPositionalEmbedding(8, 4, init_std=-1.0)",
+    "RelativePositionBias(4, kind='alibi')",
+    "RotaryEmbedding(7)",
+    "RotaryEmbedding(8)(torch.zeros(1, 4, 6), torch.zeros(1, 4, 6))",
+    "relative_position_bucket(torch.zeros(3))",
+    "ALiBi(0)",
+    "ALiBi(2)(-1, 4)",
+    "position_ids(torch.zeros(2, 3), 0)",
+    "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",
+    "position_ids(torch.zeros(2, 3, dtype=torch.long), 0, pad_value=2**70)",
+)
+
+
+def function_of(call: str, package: str) -> str:
+    """Name the public function a bad call exercises, read off its source text.
+
+    >>> function_of("sinusoidal(10, 7)", "pe"), function_of("ALiBi(2)(-1, 4)", "pe.nn")
+    ('pe.sinusoidal', 'pe.nn.ALiBi')
+    >>> function_of("conventions['paper'].table(4, 7)", "pe")
+    'Convention.table'
+    """
+    node: ast.expr = ast.parse(call, mode="eval").body
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name):
+        return f"{package}.{node.id}"
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Subscript):
+        return f"Convention.{node.attr}"
+    raise ValueError(f"call={call!r}: cannot tell which public function it calls")
+
+
+def _cases() -> list[tuple[str, str, dict[str, Any]]]:
+    """Every bad call with its package and the names it runs with."""
     import torch
 
+    import pe
     import pe.nn
 
-    return [
-        ("`pe.sinusoidal`", "`sinusoidal(10, 7)`", lambda: pe.sinusoidal(10, 7)),
-        ("`pe.sinusoidal`", "`sinusoidal(10, 8.0)`", lambda: pe.sinusoidal(10, 8.0)),
-        ("`pe.sinusoidal`", "`sinusoidal(-1, 8)`", lambda: pe.sinusoidal(-1, 8)),
-        ("`pe.sinusoidal`", "`sinusoidal(2.5, 8)`", lambda: pe.sinusoidal(2.5, 8)),
-        ("`pe.sinusoidal`", "`sinusoidal([0.0, 1.0], 8)`", lambda: pe.sinusoidal([0.0, 1.0], 8)),
-        (
-            "`pe.sinusoidal`",
-            "`sinusoidal([1, nan], 8)`",
-            lambda: pe.sinusoidal([1, float("nan")], 8),
-        ),
-        ("`pe.sinusoidal`", "`sinusoidal([2**40], 8)`", lambda: pe.sinusoidal([2**40], 8)),
-        (
-            "`pe.sinusoidal`",
-            "`sinusoidal(10, 8, base=1.0)`",
-            lambda: pe.sinusoidal(10, 8, base=1.0),
-        ),
-        (
-            "`pe.sinusoidal`",
-            "`sinusoidal(10, 8, base=nan)`",
-            lambda: pe.sinusoidal(10, 8, base=float("nan")),
-        ),
-        (
-            "`pe.sinusoidal`",
-            "`sinusoidal(10, 8, dtype=np.int32)`",
-            lambda: pe.sinusoidal(10, 8, dtype=np.int32),
-        ),
-        ("`pe.sinusoidal`", "`sinusoidal([10**30], 8)`", lambda: pe.sinusoidal([10**30], 8)),
-        ("`pe.sinusoidal`", "`sinusoidal([1j, 2j], 8)`", lambda: pe.sinusoidal([1j, 2j], 8)),
-        (
-            "`pe.sinusoidal`",
-            "`sinusoidal(np.ma.masked_array([0, 1], mask=[0, 1]), 8)`",
-            lambda: pe.sinusoidal(np.ma.masked_array([0, 1], mask=[0, 1]), 8),
-        ),
-        (
-            "`pe.sinusoidal`",
-            "`sinusoidal(10, 8, dtype=None)`",
-            lambda: pe.sinusoidal(10, 8, dtype=None),
-        ),
-        ("`pe.sinusoidal`", "`sinusoidal(4, 10**12)`", lambda: pe.sinusoidal(4, 10**12)),
-        ("`pe.frequencies`", "`frequencies(0)`", lambda: pe.frequencies(0)),
-        ("`pe.angles`", "`angles(10**9, 4096)`", lambda: pe.angles(10**9, 4096)),
-        ("`pe.angles`", "`angles('12', 8)`", lambda: pe.angles("12", 8)),
-        ("`pe.rotation_matrix`", "`rotation_matrix(1.5, 8)`", lambda: pe.rotation_matrix(1.5, 8)),
-        (
-            "`pe.similarity`",
-            "`similarity([0, 1], [0, 1, 2], 8)`",
-            lambda: pe.similarity([0, 1], [0, 1, 2], 8),
-        ),
-        (
-            "`pe.similarity`",
-            "`similarity(0, 1, 8, measure='euclid')`",
-            lambda: pe.similarity(0, 1, 8, measure="euclid"),
-        ),
-        (
-            "`pe.similarity`",
-            "`similarity(0, 1, 8, measure=np.array(['dot']))`",
-            lambda: pe.similarity(0, 1, 8, measure=np.array(["dot"])),
-        ),
-        (
-            "`pe.closest_return`",
-            "`closest_return(9, 8, max_offset=10)`",
-            lambda: pe.closest_return(9, 8, max_offset=10),
-        ),
-        ("`pe.uniqueness`", "`uniqueness(1, 8)`", lambda: pe.uniqueness(1, 8)),
-        ("`pe.extrapolation`", "`extrapolation(100, 50, 8)`", lambda: pe.extrapolation(100, 50, 8)),
-        ("`pe.convention`", "`convention('gpt')`", lambda: pe.convention("gpt")),
-        (
-            "`Convention.table`",
-            "`conventions['paper'].table(4, 7)`",
-            lambda: pe.conventions["paper"].table(4, 7),
-        ),
-        (
-            "`Convention.table`",
-            "`conventions['paper'].table(4, 8, emulate='no')`",
-            lambda: pe.conventions["paper"].table(4, 8, emulate="no"),
-        ),
-        (
-            "`Convention.encode`",
-            "`conventions['fairseq'].encode(3, 8, start=-10)`",
-            lambda: pe.conventions["fairseq"].encode(3, 8, start=-10),
-        ),
-        (
-            "`pe.convert`",
-            "`convert(3.0, 'distilbert', 'marian')`",
-            lambda: pe.convert(3.0, "distilbert", "marian"),
-        ),
-        (
-            "`pe.convert`",
-            "`convert(table, 'paper', 'whisper')`",
-            lambda: pe.convert(np.zeros((2, 8)), "paper", "whisper"),
-        ),
-        (
-            "`pe.layout_permutation`",
-            "`layout_permutation(8, 'rows', 'interleaved')`",
-            lambda: pe.layout_permutation(8, "rows", "interleaved"),
-        ),
-        (
-            "`pe.convert_layout`",
-            "`convert_layout(table, 'interleaved', 'concatenated', axis=2)`",
-            lambda: pe.convert_layout(np.zeros((2, 8)), "interleaved", "concatenated", axis=2),
-        ),
-        ("`pe.alibi_slopes`", "`alibi_slopes(0)`", lambda: pe.alibi_slopes(0)),
-        ("`pe.nn.ALiBi`", "`ALiBi(10**9)`", lambda: pe.nn.ALiBi(10**9)),
-        (
-            "`pe.nn.sinusoidal`",
-            "`sinusoidal(torch.zeros(3), 8)`",
-            lambda: pe.nn.sinusoidal(torch.zeros(3), 8),
-        ),
-        (
-            "`pe.nn.SinusoidalPositionalEncoding`",
-            "`SinusoidalPositionalEncoding(8, max_len=0)`",
-            lambda: pe.nn.SinusoidalPositionalEncoding(8, max_len=0),
-        ),
-        (
-            "`pe.nn.SinusoidalPositionalEncoding`",
-            "16-row table, input of 20 tokens",
-            lambda: pe.nn.SinusoidalPositionalEncoding(8, max_len=16)(torch.zeros(1, 20, 8)),
-        ),
-        (
-            "`pe.nn.SinusoidalPositionalEncoding`",
-            "input of width 6 for d_model = 8",
-            lambda: pe.nn.SinusoidalPositionalEncoding(8)(torch.zeros(2, 3, 6)),
-        ),
-        (
-            "`pe.nn.SinusoidalPositionalEncoding`",
-            "integer input",
-            lambda: pe.nn.SinusoidalPositionalEncoding(8)(torch.zeros(2, 3, 8, dtype=torch.long)),
-        ),
-        (
-            "`pe.nn.LearnedPositionalEmbedding`",
-            "8 rows, positions up to 9",
-            lambda: pe.nn.LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 10, 4)),
-        ),
-        (
-            "`pe.nn.LearnedPositionalEmbedding`",
-            "both `offset=2` and `positions`",
-            lambda: pe.nn.LearnedPositionalEmbedding(8, 4)(
-                torch.zeros(1, 3, 4), offset=2, positions=torch.arange(3)
-            ),
-        ),
-        (
-            "`pe.nn.LearnedPositionalEmbedding`",
-            "positions of shape (2,) for 3 tokens",
-            lambda: pe.nn.LearnedPositionalEmbedding(8, 4)(
-                torch.zeros(1, 3, 4), positions=torch.arange(2)
-            ),
-        ),
-        (
-            "`pe.nn.LearnedPositionalEmbedding`",
-            "4-D input",
-            lambda: pe.nn.LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 2, 3, 4)),
-        ),
-        (
-            "`pe.nn.LearnedPositionalEmbedding`",
-            "`LearnedPositionalEmbedding(8, 4, init_std=-1.0)`",
-            lambda: pe.nn.LearnedPositionalEmbedding(8, 4, init_std=-1.0),
-        ),
-        (
-            "`pe.nn.RelativePositionBias`",
-            "`RelativePositionBias(4, kind='alibi')`",
-            lambda: pe.nn.RelativePositionBias(4, kind="alibi"),
-        ),
-        ("`pe.nn.RotaryEmbedding`", "`RotaryEmbedding(7)`", lambda: pe.nn.RotaryEmbedding(7)),
-        (
-            "`pe.nn.RotaryEmbedding`",
-            "queries of width 6 for head_dim = 8",
-            lambda: pe.nn.RotaryEmbedding(8)(torch.zeros(1, 4, 6), torch.zeros(1, 4, 6)),
-        ),
-        (
-            "`pe.nn.relative_position_bucket`",
-            "float offsets",
-            lambda: pe.nn.relative_position_bucket(torch.zeros(3)),
-        ),
-        ("`pe.nn.ALiBi`", "`ALiBi(0)`", lambda: pe.nn.ALiBi(0)),
-        ("`pe.nn.ALiBi`", "`ALiBi(2)(-1, 4)`", lambda: pe.nn.ALiBi(2)(-1, 4)),
-        ("`pe.nn.position_ids`", "float ids", lambda: pe.nn.position_ids(torch.zeros(2, 3), 0)),
-        (
-            "`pe.nn.position_ids`",
-            "uint8 ids, `pad_id=257`",
-            lambda: pe.nn.position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257),
-        ),
-        (
-            "`pe.nn.position_ids`",
-            "`pad_value=2**70`",
-            lambda: pe.nn.position_ids(torch.zeros(2, 3, dtype=torch.long), 0, pad_value=2**70),
-        ),
+    numpy_names = {name: getattr(pe, name) for name in pe.__all__} | {"np": np, "nan": np.nan}
+    torch_names = {name: getattr(pe.nn, name) for name in pe.nn.__all__} | {"torch": torch}
+    return [(call, "pe", numpy_names) for call in PE_CALLS] + [
+        (call, "pe.nn", torch_names) for call in NN_CALLS
     ]
 
 
@@ -214,12 +116,19 @@ def _cases() -> list[tuple[str, str, Callable[[], Any]]]:
 def error_table() -> str:
     """Run every case; a case that does not raise is a bug, and fails the build."""
     rows = []
-    for function, call, action in _cases():
+    for call, package, names in _cases():
         try:
-            action()
+            eval(call, {"__builtins__": {}}, dict(names))  # the shown text is the call made
         except (TypeError, ValueError) as error:
             message = str(error).replace("|", "\\|")
-            rows.append([function, call, f"`{type(error).__name__}`", message])
+            rows.append(
+                [
+                    f"`{function_of(call, package)}`",
+                    f"`{call}`",
+                    f"`{type(error).__name__}`",
+                    message,
+                ]
+            )
         else:
             raise AssertionError(f"{call} did not raise")
     return table(["function", "call", "raises", "message"], rows, align="llll")

@@ -24,7 +24,7 @@ import pytest
 from conftest import wait_for_math, watched_page
 
 import pe
-from sitegen.archive import TOP, make_archive
+from tools.archive import TOP, make_archive
 
 pytestmark = pytest.mark.browser
 

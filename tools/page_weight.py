@@ -1,6 +1,6 @@
 """Print how much each page of a built site weighs (``make weight``).
 
-Usage: ``python tools/page_weight.py [SITE_DIR]`` (default ``site/``, from
+Usage: ``python -m tools.page_weight [SITE_DIR]`` (default ``site/``, from
 ``make build``). Serves the directory on a free local port, loads every page in
 Debian's Chromium and prints raw and compressed bytes per page; writes them
 to ``benchmarks/results/weight.json`` when given ``--record`` (``make weight``
@@ -16,13 +16,10 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from benchmarks._common import environment, write
+from tools.weight import LIMIT, page_weights
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from sitegen.weight import LIMIT, page_weights  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from _common import environment, write  # noqa: E402
 
 
 class _Quiet(SimpleHTTPRequestHandler):

@@ -244,10 +244,11 @@ def rotation_case_angles(cases: tuple[tuple[int, int, int], ...], d_model: int) 
 
 def alibi_heads_note() -> str:
     """Say how the committed run's head count sets ALiBi's slopes, and what that confounds."""
-    import json
     from fractions import Fraction
 
-    data = json.loads((ROOT / "benchmarks/results/extrapolation.json").read_text())
+    from sitegen.results import result
+
+    data = result("extrapolation")
     heads, train = data["model"]["heads"], data["training"]["length"]
     slopes = data["model"]["alibi_slopes"]
 

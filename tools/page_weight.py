@@ -15,6 +15,7 @@ import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from benchmarks._common import environment, write
 from tools.weight import LIMIT, page_weights
@@ -64,7 +65,7 @@ def main() -> int:
         f"({heaviest.raw / 2**20:.2f} MiB raw); limit {LIMIT / 2**20:.1f} MiB"
     )
     if "--record" in sys.argv:
-        pages = [
+        pages: list[dict[str, Any]] = [
             {"page": w.path, "files": w.files, "raw_bytes": w.raw, "compressed_bytes": w.compressed}
             for w in sorted(weights, key=lambda w: w.path)
         ]

@@ -135,7 +135,9 @@ def exponent_ranges(d_models: tuple[int, ...]) -> str:
 def _library_tables(rows: int, d_model: int) -> dict[str, tuple[str, np.ndarray]]:
     """Each runnable library's own table (rows 0 .. rows-1), by convention name."""
     import torch
-    from positional_encodings.torch_encodings import PositionalEncoding1D
+    from positional_encodings.torch_encodings import (  # type: ignore[import-untyped]
+        PositionalEncoding1D,
+    )
     from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
     from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
     from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
@@ -153,7 +155,7 @@ def _library_tables(rows: int, d_model: int) -> dict[str, tuple[str, np.ndarray]
         ),
         "marian": (
             "MarianSinusoidalPositionalEmbedding.create_weight",
-            MarianSinusoidalPositionalEmbedding(rows, d_model).create_weight().numpy(),
+            MarianSinusoidalPositionalEmbedding(rows, d_model).create_weight().numpy(),  # type: ignore[no-untyped-call]
         ),
         "distilbert": ("create_sinusoidal_embeddings", distilbert.numpy()),
         "whisper": ("sinusoids", sinusoids(rows, d_model).numpy()),

@@ -25,7 +25,8 @@ def modes_benchmark() -> str:
         return f"{summary['median']:.2f} ({low:.2f}–{high:.2f})"
 
     rows = []
-    separated, unresolved = [], []
+    separated: list[str] = []
+    unresolved: list[str] = []
     for row in data["rows"]:
         low, high = row["on_the_fly_over_table"]["ci95"]
         (unresolved if low <= 1.0 <= high else separated).append(f"{row['seq_len']:,}")

@@ -43,29 +43,29 @@ build: $(STAMP)
 
 # The whole site in one zip; unzip it and run: python -m http.server --directory pe-site
 archive: build
-	$(BIN)/python -m sitegen.archive site dist/pe-site.zip
+	$(BIN)/python -m tools.archive site dist/pe-site.zip
 
 # Cold and warm build, a page edited under serve, one figure script edited and
 # make test, in a scratch copy; writes benchmarks/results/timing.json, fails if
 # a target is missed (about four minutes).
 timing: $(STAMP)
-	$(BIN)/python tools/build_timing.py; status=$$?; $(BIN)/python tools/readme.py && exit $$status
+	$(BIN)/python -m tools.build_timing; status=$$?; $(BIN)/python -m tools.readme && exit $$status
 
 # Bytes each page needs (raw, and gzip-compressed as GitHub Pages sends them);
 # writes benchmarks/results/weight.json; fails if a page needs over 1.5 MiB compressed.
 weight: build
-	$(BIN)/python tools/page_weight.py site --record; status=$$?; $(BIN)/python tools/readme.py && exit $$status
+	$(BIN)/python -m tools.page_weight site --record; status=$$?; $(BIN)/python -m tools.readme && exit $$status
 
 # Every page at 320, 375, 768, 1280 px in both schemes: sideways scrolling and
 # axe-core violations, and seconds to draw math on a throttled phone; writes
 # benchmarks/results/screens.json; fails if any is found or math is late.
 screens: build
-	$(BIN)/python tools/screens.py site --record; status=$$?; $(BIN)/python tools/readme.py && exit $$status
+	$(BIN)/python -m tools.screens site --record; status=$$?; $(BIN)/python -m tools.readme && exit $$status
 
 # The README's figures, from benchmarks/results/ (bench, timing, weight and screens run it
 # too, also when a target is missed: the README then shows the miss).
 readme: $(STAMP)
-	$(BIN)/python tools/readme.py
+	$(BIN)/python -m tools.readme
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check .
@@ -78,14 +78,14 @@ test: lint
 # Timings and memory against reference implementations, measured in one run;
 # writes benchmarks/results/*.json, which the pages read. Fails if a target is missed.
 bench: $(STAMP) extrapolation
-	$(BIN)/python benchmarks/table.py
-	$(BIN)/python benchmarks/modes.py
-	$(BIN)/python benchmarks/rope.py
-	$(BIN)/python tools/readme.py
+	$(BIN)/python -m benchmarks.table
+	$(BIN)/python -m benchmarks.modes
+	$(BIN)/python -m benchmarks.rope
+	$(BIN)/python -m tools.readme
 
 # The position-method comparison: trains one tiny model per method (a few minutes on one core).
 extrapolation: $(STAMP)
-	$(BIN)/python benchmarks/extrapolation.py
+	$(BIN)/python -m benchmarks.extrapolation
 
 clean:
 	rm -rf site .cache .pytest_cache .mypy_cache .ruff_cache
@@ -95,4 +95,4 @@ clean:
 # the newest releases no longer support them.
 LOCK_ALSO ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10.*/bin/python3.10))
 lock:
-	$(PYTHON) tools/lock.py $(foreach p,$(LOCK_ALSO),--also $(p))
+	$(PYTHON) -m tools.lock $(foreach p,$(LOCK_ALSO),--also $(p))

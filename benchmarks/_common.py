@@ -39,6 +39,13 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def command() -> str:
+    """The command line that is running, as a reader would type it (``python -m ...``)."""
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    program = f"-m {spec.name}" if spec is not None else sys.argv[0]
+    return " ".join(["python", program, *sys.argv[1:]])
+
+
 def environment(threads: int) -> dict[str, Any]:
     """Machine, versions and command line, stored next to every measurement."""
     versions: dict[str, str | None] = {}
@@ -49,7 +56,7 @@ def environment(threads: int) -> dict[str, Any]:
             versions[package] = None
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "command": " ".join(["python", *sys.argv]),
+        "command": command(),
         "python": platform.python_version(),
         "versions": versions,
         "machine": {

@@ -15,20 +15,16 @@ loss is compared with the chain's entropy rate, the best any model can do.
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from _common import environment, write
 
 import pe
 import pe.nn
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-from tiny_encoder import METHODS, TinyTransformer
+from benchmarks._common import environment, write
+from examples.tiny_encoder import METHODS, TinyTransformer
 
 THREADS = 1  # one thread: on a busy machine two threads spin-wait on each other
 VOCAB = 8

@@ -1,6 +1,6 @@
 """Precomputed table versus on-the-fly encoding in `pe.nn`: time per forward, with its spread.
 
-Run with ``make bench`` (or ``python benchmarks/modes.py``); writes
+Run with ``make bench`` (or ``python -m benchmarks.modes``); writes
 ``benchmarks/results/modes.json``, which the Implementation page reads.
 
 A difference of a few percent is easily lost in the noise of a shared machine,
@@ -20,8 +20,8 @@ from typing import Any, TypedDict
 
 import numpy as np
 import torch
-from _common import environment, write
 
+from benchmarks._common import environment, write
 from pe.nn import SinusoidalPositionalEncoding
 
 THREADS = 1  # one thread: on a shared machine two threads spin-wait on each other

@@ -1,6 +1,6 @@
 """RoPE's cos/sin cache and rotation: accuracy against mpmath, low precision, and speed.
 
-Run with ``make bench`` (or ``python benchmarks/rope.py``); writes
+Run with ``make bench`` (or ``python -m benchmarks.rope``); writes
 ``benchmarks/results/rope.json``, which the precision page and the README read.
 
 * Accuracy: the float32 cos and sin of `pe.nn.RotaryEmbedding` and of
@@ -25,10 +25,10 @@ from typing import Any, TypedDict
 import mpmath
 import numpy as np
 import torch
-from _common import environment, write
 from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
+from benchmarks._common import environment, write
 from pe.nn import RotaryEmbedding
 
 THREADS = 2

@@ -1,6 +1,6 @@
 """Speed, accuracy and memory of `pe`'s table against the code people copy.
 
-Run with ``make bench`` (or ``python benchmarks/table.py``). Every reference is
+Run with ``make bench`` (or ``python -m benchmarks.table``). Every reference is
 written out here, in numpy and in torch, and timed in the same run:
 
 (a) the common float32 formulation: float32 angles, a table of zeros, strided
@@ -31,10 +31,10 @@ from typing import Any
 import mpmath
 import numpy as np
 import torch
-from _common import best_of, environment, write
 
 import pe
 import pe.nn
+from benchmarks._common import best_of, environment, write
 
 THREADS = 2
 REPEATS = 15

@@ -2,6 +2,6 @@
 
 Nothing here is part of the `pe` library. The MkDocs hook (`sitegen.hooks`)
 runs the figure scripts, adds their output to the build and turns every
-formula into MathML (`sitegen.mathml`); the pages call `sitegen.tables` from
+formula into MathML (`sitegen.mathml`); each page calls its `sitegen.pages` module from
 executed code blocks to print Markdown tables computed by `pe`.
 """

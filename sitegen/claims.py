@@ -1,6 +1,6 @@
 """Sentences and tables that back the guide's prose claims with numbers computed at build time.
 
-Pages print these from executed code blocks, as they do `sitegen.tables`; the
+Pages print these from executed code blocks, as they do `sitegen.pages`; the
 tests in ``tests/test_claims.py`` check the same claims against independent
 computations.
 """
@@ -98,7 +98,7 @@ def _low_precision_errors(low: int, high: int, d_model: int, chunk: int = 1 << 1
 
     import torch
 
-    import pe.nn
+    import pe.nn.functional
     from sitegen.examples import load
 
     angles_in = load("mistakes")["angles_in"]
@@ -112,7 +112,9 @@ def _low_precision_errors(low: int, high: int, d_model: int, chunk: int = 1 << 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             half = pe.sinusoidal(positions, d_model, dtype=np.float16).astype(np.float64)
-            brain = pe.nn.sinusoidal(torch.from_numpy(positions), d_model, dtype=torch.bfloat16)
+            brain = pe.nn.functional.sinusoidal(
+                torch.from_numpy(positions), d_model, dtype=torch.bfloat16
+            )
         errors = [np.abs(half - exact).max(), np.abs(brain.double().numpy() - exact).max()]
         for dtype in (torch.float16, torch.bfloat16, torch.float32):
             got = angles_in(dtype, torch.from_numpy(positions), d_model).double().numpy()
@@ -244,10 +246,11 @@ def rotation_case_angles(cases: tuple[tuple[int, int, int], ...], d_model: int) 
 
 def alibi_heads_note() -> str:
     """Say how the committed run's head count sets ALiBi's slopes, and what that confounds."""
-    import json
     from fractions import Fraction
 
-    data = json.loads((ROOT / "benchmarks/results/extrapolation.json").read_text())
+    from sitegen.results import result
+
+    data = result("extrapolation")
     heads, train = data["model"]["heads"], data["training"]["length"]
     slopes = data["model"]["alibi_slopes"]
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 import pe
+import pe.analysis
 from sitegen.markdown import number, table
 
 BASE = 10000.0
@@ -142,7 +143,7 @@ def pair0_returns(limit: int) -> list[tuple[int, float]]:
     records: list[tuple[int, float]] = []
     best = np.inf
     positions = np.arange(1, limit + 1)
-    gaps = pe.pair_distance(positions, d_model=2)[:, 0]
+    gaps = pe.analysis.pair_distance(positions, d_model=2)[:, 0]
     for position, gap in zip(positions.tolist(), gaps.tolist(), strict=True):
         if gap < best:
             best = gap
@@ -161,7 +162,7 @@ def blog_returns(d_model: int, positions: Sequence[int], limit: int = 1000) -> s
     rows = []
     for p in shown:
         vector = paper(p, d_model)
-        pair_gaps = pe.pair_distance(p, d_model)
+        pair_gaps = pe.analysis.pair_distance(p, d_model)
         slow = int(np.argmax(pair_gaps[1:])) + 1
         rows.append(
             [

@@ -9,16 +9,15 @@ the same data, so what it shows is what is tested.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import pe
 from sitegen.markdown import number, table
+from sitegen.results import result
 
 # Phi-3.5-mini-instruct's LongRoPE factors, one per rotated pair (48 for head_dim 96),
 # as published under "rope_scaling" in microsoft/Phi-3.5-mini-instruct/config.json.
@@ -328,12 +327,8 @@ def band_table(models: tuple[str, ...], seq_len: int | None = None) -> str:
     return table(["", *models], rows, align="l" + "r" * len(models))
 
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "rope.json"
-
-
 def _results() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(RESULTS.read_text())
-    return data
+    return result("rope")
 
 
 def _bucket_label(bucket: list[int]) -> str:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-import sitegen.offline
+import tools.offline
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
@@ -52,7 +52,7 @@ def mkdocs_build(
 ) -> str:
     """Run ``mkdocs build --strict`` and return its log; fail the test if it fails.
 
-    With `offline`, the build runs with no network (see `sitegen.offline`).
+    With `offline`, the build runs with no network (see `tools.offline`).
     With `should_fail`, it is the other way round: the test fails if it builds.
     """
     env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
@@ -60,7 +60,7 @@ def mkdocs_build(
     env.pop("SITE_URL", None)
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]
     if offline:
-        command, env = sitegen.offline.offline(command, env)
+        command, env = tools.offline.offline(command, env)
     if config is not None:
         command += ["--config-file", str(config)]
     result = subprocess.run(
@@ -87,7 +87,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> SiteBuild:
     # The cold build checks links and has no network; the warm one is a plain build.
     cold = mkdocs_build(directory, cache, check_links=True, offline=True)
     warm = mkdocs_build(second, cache)
-    return SiteBuild(directory, second, cache, cold, warm, sitegen.offline.isolation()[1])
+    return SiteBuild(directory, second, cache, cold, warm, tools.offline.isolation()[1])
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

@@ -2,7 +2,7 @@
 
 Each page is loaded once per colour scheme in one browser and resized through
 320, 375, 768 and 1280 px; axe-core (WCAG 2.1 A and AA rules, from the
-axe-playwright-python wheel) runs at 375 and 1280 px. See `sitegen.screens`.
+axe-playwright-python wheel) runs at 375 and 1280 px. See `tools.screen_checks`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 from conftest import CHROMIUM_FLAGS, SiteBuild
 
-from sitegen import screens
+from tools import screen_checks as screens
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright

@@ -25,7 +25,7 @@ import pytest
 from conftest import SiteBuild, wait_for_math, watched_page
 
 import pe
-from sitegen.archive import TOP, make_archive
+from tools.archive import TOP, make_archive
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

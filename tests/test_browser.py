@@ -139,7 +139,7 @@ def test_search_finds_rotation_offline(
 
 
 def test_no_page_is_heavier_than_the_limit(site: SiteBuild, server: str, browser: Browser) -> None:
-    from sitegen.weight import LIMIT, page_weights
+    from tools.weight import LIMIT, page_weights
 
     weights = page_weights(browser, server, site.directory)
     assert len(weights) >= 20

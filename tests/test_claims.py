@@ -234,11 +234,11 @@ def test_alibi_gets_a_fair_head_count_and_the_confound_is_stated() -> None:  # b
 def test_modes_verdict_follows_the_paired_rounds() -> None:  # implementation.md
     import json
 
-    from sitegen import tables
+    from sitegen.pages import implementation
 
     data = json.loads((DOCS.parent / "benchmarks/results/modes.json").read_text())
     assert data["rounds"] >= 30
-    shown = tables.modes_benchmark()
+    shown = implementation.modes_benchmark()
     for row in data["rows"]:
         samples = {name: np.array(times) for name, times in row["samples_ms"].items()}
         assert all(times.size == data["rounds"] for times in samples.values())
@@ -291,14 +291,15 @@ def test_each_number_column_has_one_style(name: str) -> None:  # formula.md, wor
     import inspect
     from collections.abc import Callable
 
-    from sitegen import claims, tables
+    from sitegen import claims
+    from sitegen.pages import frequencies, precision, rotation, shared, worked_examples
 
     calls: dict[str, Callable[[], str]] = {
-        "encoding": lambda: tables.encoding(20, 20, digits=3),
-        "worked_angles": lambda: tables.worked_angles(5, 4),
-        "closest_returns": lambda: tables.closest_returns(16, 0, (10, 100, 1000, 100_000)),
-        "rotation_checks": lambda: tables.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
-        "error_benchmark": tables.error_benchmark,
+        "encoding": lambda: shared.encoding(20, 20, digits=3),
+        "worked_angles": lambda: worked_examples.worked_angles(5, 4),
+        "closest_returns": lambda: frequencies.closest_returns(16, 0, (10, 100, 1000, 100_000)),
+        "rotation_checks": lambda: rotation.rotation_checks(((0, 1, 0), (5, 3, 1)), 64),
+        "error_benchmark": precision.error_benchmark,
         "low_precision": lambda: inspect.unwrap(claims.low_precision_exhaustive)(  # no cache
             16, ((0, 256), (256, 2049), (65_000, 66_000))
         ),

@@ -616,7 +616,7 @@ def test_float64_libraries_are_bit_equal_and_float32_ones_mostly() -> None:
     require("torch", "torch")
     require("transformers", "transformers")
     require("positional_encodings", "positional-encodings")
-    from sitegen.tables import _library_tables
+    from sitegen.pages.conventions import _library_tables
 
     for name, (_, theirs) in _library_tables(512, 64).items():
         ours = pe.conventions[name].table(512, 64)

@@ -131,9 +131,8 @@ def test_no_generated_files_in_docs() -> None:
 
 def test_readme_figures_match_the_recorded_results() -> None:
     """The Development table is written from benchmarks/results/; it must be current."""
-    import runpy
+    from tools import readme
 
-    readme = runpy.run_path(str(ROOT / "tools" / "readme.py"))
     text = (ROOT / "README.md").read_text()
-    assert readme["updated"](text) == text, "README.md's figures are stale: run make readme"
-    assert "| target | measured | command |" in readme["render"]()
+    assert readme.updated(text) == text, "README.md's figures are stale: run make readme"
+    assert "| target | measured | command |" in readme.render()

@@ -30,11 +30,11 @@ import pytest
 from conftest import ROOT, SiteBuild
 from packaging.requirements import Requirement
 
-from sitegen import reader
+from sitegen import reader, results
 
 pytestmark = pytest.mark.site
 
-RESULTS = ROOT / "benchmarks" / "results" / "reader.json"
+RESULTS = results.path("reader")
 WORKERS = 2
 # The libraries the pages' programs may import besides pe.
 LIBRARIES = ("numpy", "torch")

@@ -21,7 +21,7 @@ def test_strict_build_has_no_warnings(site: SiteBuild) -> None:
 
 def test_the_cold_build_had_no_network(site: SiteBuild) -> None:
     """The cold build ran this way; the same way, a request to a real host must fail."""
-    from sitegen.offline import offline
+    from tools.offline import offline
 
     probe = (
         "import urllib.request\n"

@@ -35,14 +35,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from benchmarks._common import environment as machine_record
+from benchmarks._common import write
+from tools.offline import isolation, offline
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT))
-
-from _common import environment as machine_record  # noqa: E402
-from _common import write  # noqa: E402
-
-from sitegen.offline import isolation, offline  # noqa: E402
 
 WARM_TARGET = 5.0
 SERVE_TARGET = 3.0
@@ -164,7 +161,7 @@ def make_test(tree: Path) -> tuple[float, str]:
     if not (venv / ".installed").is_file():
         venv = ROOT / ".venv"
     # The copy's README must match the copy's results, whatever state yours is in.
-    subprocess.run([sys.executable, str(tree / "tools" / "readme.py")], check=True, cwd=tree)
+    subprocess.run([sys.executable, "-m", "tools.readme"], check=True, cwd=tree)
     start = time.perf_counter()
     result = subprocess.run(
         # -o: take the environment as set up; never reinstall it from the copy.

@@ -1,6 +1,6 @@
 """Print how much each page of a built site weighs (``make weight``).
 
-Usage: ``python tools/page_weight.py [SITE_DIR]`` (default ``site/``, from
+Usage: ``python -m tools.page_weight [SITE_DIR]`` (default ``site/``, from
 ``make build``). Serves the directory on a free local port, loads every page in
 Debian's Chromium and prints raw and compressed bytes per page; writes them
 to ``benchmarks/results/weight.json`` when given ``--record`` (``make weight``
@@ -15,14 +15,12 @@ import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
+
+from benchmarks._common import environment, write
+from tools.weight import LIMIT, page_weights
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from sitegen.weight import LIMIT, page_weights  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from _common import environment, write  # noqa: E402
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -67,7 +65,7 @@ def main() -> int:
         f"({heaviest.raw / 2**20:.2f} MiB raw); limit {LIMIT / 2**20:.1f} MiB"
     )
     if "--record" in sys.argv:
-        pages = [
+        pages: list[dict[str, Any]] = [
             {"page": w.path, "files": w.files, "raw_bytes": w.raw, "compressed_bytes": w.compressed}
             for w in sorted(weights, key=lambda w: w.path)
         ]

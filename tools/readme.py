@@ -10,39 +10,22 @@ with status 1 if the README is out of date (the test suite runs it).
 
 from __future__ import annotations
 
-import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sitegen.results import MAKE, Name, Record, recorded
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-RESULTS = ROOT / "benchmarks" / "results"
 START = "<!-- figures:start: written by `make readme` from benchmarks/results/ -->"
 END = "<!-- figures:end -->"
 MIB = 2**20
 
 
-_MAKE = {
-    "table": "bench",
-    "timing": "timing",
-    "weight": "weight",
-    "rope": "bench",
-    "reader": "test",
-    "screens": "screens",
-}
-
-
-def _load(name: str) -> dict[str, Any] | None:
-    path = RESULTS / f"{name}.json"
-    if not path.is_file():
-        return None
-    data: dict[str, Any] = json.loads(path.read_text())
-    return data
-
-
-def _missing(name: str) -> str:
-    return f"| `make {_MAKE[name]}` | not recorded (yet) | `make {_MAKE[name]}` |"
+def _missing(name: Name) -> str:
+    return f"| `make {MAKE[name]}` | not recorded (yet) | `make {MAKE[name]}` |"
 
 
 def _speed_rows(table: dict[str, Any]) -> list[str]:
@@ -180,7 +163,7 @@ def _screens_rows(screens: dict[str, Any]) -> list[str]:
 
 def render() -> str:
     """Return the generated part of the Development section."""
-    rows = {
+    rows: dict[Name, Callable[[Record], list[str]]] = {
         "table": _table_rows,
         "rope": _rope_rows,
         "timing": _timing_rows,
@@ -188,7 +171,7 @@ def render() -> str:
         "reader": _reader_rows,
         "screens": _screens_rows,
     }
-    loaded = {name: _load(name) for name in rows}
+    loaded = {name: recorded(name) for name in rows}
     body = []
     for name, make_rows in rows.items():
         data = loaded[name]
@@ -197,7 +180,7 @@ def render() -> str:
         except KeyError:  # recorded by an older version of the command
             body.append(_missing(name))
     dates = ", ".join(
-        f"{_MAKE[name]} {data['date']}"
+        f"{MAKE[name]} {data['date']}"
         for name, data in loaded.items()
         if data is not None and "date" in data
     )

@@ -1,10 +1,10 @@
 """Check every page on every screen and time math on a throttled phone (``make screens``).
 
-Usage: ``python tools/screens.py [SITE_DIR] [--record]`` (default ``site/``, from
+Usage: ``python -m tools.screens [SITE_DIR] [--record]`` (default ``site/``, from
 ``make build``). Loads every page in Debian's Chromium in both colour schemes
 at 320, 375, 768 and 1280 px and counts the page views that scroll sideways;
 runs axe-core (WCAG 2.1 AA) at 375 and 1280 px and counts its violations (see
-`sitegen.screens`). Then opens the formula page as a throttled phone would
+`tools.screen_checks`). Then opens the formula page as a throttled phone would
 (1.6 Mbps, 150 ms round trip, CPU 4x slower, through the DevTools protocol)
 and measures the seconds from navigation until its math is drawn. With
 ``--record`` writes ``benchmarks/results/screens.json``. Exits with status 1
@@ -23,13 +23,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from benchmarks._common import environment, write
+from tools import screen_checks as screens
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from sitegen import screens  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from _common import environment, write  # noqa: E402
 
 MATH_TARGET_S = 2.5
 PHONE = {"latency_ms": 150, "download_mbps": 1.6, "upload_mbps": 0.75, "cpu_slowdown": 4}

@@ -1,6 +1,6 @@
 """Pack the built site into one zip file for reading offline (``make archive``).
 
-Usage: ``python -m sitegen.archive [SITE_DIR] [ARCHIVE]`` (defaults ``site``
+Usage: ``python -m tools.archive [SITE_DIR] [ARCHIVE]`` (defaults ``site``
 and ``dist/pe-site.zip``). Every file of the site goes under one top folder,
 ``pe-site/``, in sorted order with a fixed timestamp, so the same site always
 gives the same bytes. To read it::

@@ -1,0 +1,198 @@
+"""The conventions page (conventions.md): each library's recipe against `pe`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import pe
+from sitegen.cache import cached_markdown
+from sitegen.markdown import table
+
+
+def _pinned_version(package: str) -> str:
+    """Return the version of `package` that constraints.txt pins for this Python."""
+    from pathlib import Path
+
+    from packaging.markers import Marker
+    from packaging.utils import canonicalize_name
+
+    wanted = canonicalize_name(package)
+    path = Path(__file__).resolve().parents[2] / "constraints.txt"
+    for line in path.read_text().splitlines():
+        requirement, _, marker = line.partition(";")
+        name, _, version = requirement.strip().partition("==")
+        if canonicalize_name(name) != wanted:
+            continue
+        if not marker.strip() or Marker(marker.strip()).evaluate():
+            return version
+    raise LookupError(f"{package} is not pinned in constraints.txt")
+
+
+def conventions_overview() -> str:
+    """One row per named convention: every choice that makes encodings differ."""
+    rows = [
+        [
+            f"`{c.name}`",
+            c.layout,
+            c.exponent,
+            f"{c.base:g}",
+            c.first_position,
+            c.padding,
+            c.odd,
+            c.compute,
+        ]
+        for c in pe.conventions.values()
+    ]
+    headers = [
+        "convention",
+        "layout",
+        "exponent",
+        "base",
+        "first position",
+        "padding",
+        "odd d_model",
+        "computes in",
+    ]
+    return table(headers, rows, align="llllrlll")
+
+
+def conventions_sources() -> str:
+    """Where each convention was read, and whether the tests run the library itself."""
+    rows = []
+    for c in pe.conventions.values():
+        checked = (
+            f"run against {c.verified_with} {_pinned_version(c.verified_with)}"
+            if c.verified_with
+            else "**from source reading**"
+        )
+        models = ", ".join(c.models) if c.models else "—"
+        rows.append([f"`{c.name}`", c.title, models, f"[{c.source}]({c.url})", checked])
+    return table(
+        ["convention", "used by", "same table in (tested)", "source (file, function)", "checked"],
+        rows,
+        align="lllll",
+    )
+
+
+def convention_details() -> str:
+    """List where each convention was read, and its quirks (a definition list)."""
+    blocks = []
+    for convention in pe.conventions.values():
+        blocks.append(
+            f"`{convention.name}` — {convention.title}\n"
+            f":   Read from {convention.source} ([source]({convention.url})). {convention.note}"
+        )
+    return "\n\n".join(blocks)
+
+
+def convention_differences(d_model: int, length: int) -> str:
+    """Largest difference between the encodings each library gives the first tokens."""
+    names = list(pe.conventions)
+    encodings = {name: pe.conventions[name].encode(length, d_model) for name in names}
+    rows = []
+    for first in names:
+        cells: list[object] = [f"`{first}`"]
+        for second in names:
+            a, b = encodings[first], encodings[second]
+            if a.shape != b.shape:
+                cells.append("shape")
+            else:
+                difference = float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max())
+                cells.append(difference)  # exact zero shows as 0
+        rows.append(cells)
+    headers = [""] + [f"`{name}`" for name in names]
+    formats = [None] + ["e1"] * len(names)  # 2.0e0 beside 4.5e-6: one style per column
+    return table(headers, rows, align="l" + "r" * len(names), formats=formats)
+
+
+def exponent_ranges(d_models: tuple[int, ...]) -> str:
+    """Compare the slowest frequency and the ratio per pair, paper vs tensor2tensor (b = 10000)."""
+    paper, t2t = pe.conventions["paper"], pe.conventions["tensor2tensor"]
+    rows = []
+    for d in d_models:
+        ours, theirs = paper.frequencies(d), t2t.frequencies(d)
+        rows.append(
+            [
+                d,
+                f"{ours[-1]:.3e}",
+                f"{theirs[-1]:.3e}",
+                f"{ours[1] / ours[0]:.4f}",
+                f"{theirs[1] / theirs[0]:.4f}",
+                f"{ours[-1] / theirs[-1]:.4f}",
+            ]
+        )
+    headers = [
+        "d",
+        "paper: slowest ω",
+        "tensor2tensor: slowest ω",
+        "paper: ratio per pair",
+        "tensor2tensor: ratio per pair",
+        "slowest ω, paper ÷ tensor2tensor",
+    ]
+    return table(headers, rows, align="rrrrrr")
+
+
+def _library_tables(rows: int, d_model: int) -> dict[str, tuple[str, np.ndarray]]:
+    """Each runnable library's own table (rows 0 .. rows-1), by convention name."""
+    import torch
+    from positional_encodings.torch_encodings import (
+        PositionalEncoding1D,
+    )
+    from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
+    from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
+    from transformers.models.marian.modeling_marian import MarianSinusoidalPositionalEmbedding
+    from transformers.models.musicgen.modeling_musicgen import (
+        MusicgenSinusoidalPositionalEmbedding,
+    )
+    from transformers.models.whisper.modeling_whisper import sinusoids
+
+    distilbert = torch.empty(rows, d_model)
+    create_sinusoidal_embeddings(rows, d_model, distilbert)
+    return {
+        "m2m100": (
+            "M2M100SinusoidalPositionalEmbedding.get_embedding",
+            M2M100SinusoidalPositionalEmbedding.get_embedding(rows, d_model, 1).numpy(),
+        ),
+        "marian": (
+            "MarianSinusoidalPositionalEmbedding.create_weight",
+            MarianSinusoidalPositionalEmbedding(rows, d_model).create_weight().numpy(),
+        ),
+        "distilbert": ("create_sinusoidal_embeddings", distilbert.numpy()),
+        "whisper": ("sinusoids", sinusoids(rows, d_model).numpy()),
+        "musicgen": (
+            "MusicgenSinusoidalPositionalEmbedding.get_embedding",
+            MusicgenSinusoidalPositionalEmbedding.get_embedding(rows, d_model).numpy(),
+        ),
+        "positional_encodings": (
+            "PositionalEncoding1D",
+            PositionalEncoding1D(d_model)(torch.zeros(1, rows, d_model))[0].numpy(),
+        ),
+    }
+
+
+@cached_markdown
+def convention_bit_equality(rows: int = 2048, d_model: int = 512) -> str:
+    """How many entries of each emulated table equal the library's own, bit for bit."""
+    angle_rounding = 2.0**-24 * (rows - 1)  # one float32 rounding of the largest angle
+    lines = []
+    for name, (function, theirs) in _library_tables(rows, d_model).items():
+        ours = pe.conventions[name].table(rows, d_model)
+        equal = float(np.mean(ours == theirs))
+        difference = float(np.abs(ours.astype(np.float64) - theirs.astype(np.float64)).max())
+        lines.append(
+            [
+                f"`{name}`",
+                f"`{function}`",
+                f"{100 * equal:.2f}%",
+                "0" if difference == 0 else f"{difference:.1e}",
+                f"{difference / angle_rounding:.2f}",
+            ]
+        )
+    headers = [
+        "convention",
+        "library function",
+        "entries bit-equal",
+        "largest difference",
+        "in float32 roundings of the largest angle",
+    ]
+    return table(headers, lines, align="llrrr")

@@ -1,0 +1,140 @@
+"""The errors page: call each public function with bad input and record what it says.
+
+Nothing on the page is typed by hand: each row is a real call made while the
+site is built, with the exception and message it raised. Each bad call is
+written once, as source text: the page shows that text and the build runs it,
+so the call shown and the call made cannot drift apart. The function column is
+read off the same text (the name called first, or ``Convention.<method>``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import numpy as np
+
+from sitegen.cache import cached_markdown
+from sitegen.markdown import table
+
+#: The bad calls, written once each, by the module whose public names (its
+#: ``__all__``) they run with, beside ``np`` and ``nan`` (and ``torch`` for pe.nn).
+CALLS: dict[str, tuple[str, ...]] = {
+    "pe": (
+        "sinusoidal(10, 7)",
+        "sinusoidal(10, 8.0)",
+        "sinusoidal(-1, 8)",
+        "sinusoidal(2.5, 8)",
+        "sinusoidal([0.0, 1.0], 8)",
+        "sinusoidal([1, nan], 8)",
+        "sinusoidal([2**40], 8)",
+        "sinusoidal(10, 8, base=1.0)",
+        "sinusoidal(10, 8, base=nan)",
+        "sinusoidal(10, 8, dtype=np.int32)",
+        "sinusoidal([10**30], 8)",
+        "sinusoidal([1j, 2j], 8)",
+        "sinusoidal(np.ma.masked_array([0, 1], mask=[0, 1]), 8)",
+        "sinusoidal(10, 8, dtype=None)",
+        "sinusoidal(4, 10**12)",
+        "frequencies(0)",
+        "angles(10**9, 4096)",
+        "angles('12', 8)",
+        "rotation_matrix(1.5, 8)",
+        "convert_layout(np.zeros((2, 8)), 'gpt', 'paper')",
+        "conventions['paper'].table(4, 7)",
+        "conventions['paper'].table(4, 8, emulate='no')",
+        "conventions['fairseq'].encode(3, 8, start=-10)",
+        "convert_layout(3.0, 'distilbert', 'marian')",
+        "convert_layout(np.zeros((2, 8)), 'paper', 'whisper')",
+        "layout_permutation(8, 'rows', 'interleaved')",
+        "convert_layout(np.zeros((2, 8)), 'interleaved', 'concatenated', axis=2)",
+        "alibi_slopes(0)",
+    ),
+    "pe.analysis": (
+        "similarity([0, 1], [0, 1, 2], 8)",
+        "similarity(0, 1, 8, measure='euclid')",
+        "similarity(0, 1, 8, measure=np.array(['dot']))",
+        "closest_return(9, 8, max_offset=10)",
+        "uniqueness(1, 8)",
+        "extrapolation(100, 50, 8)",
+    ),
+    "pe.nn": (
+        "ALiBi(10**9)",
+        "SinusoidalPositionalEncoding(8, max_len=0)",
+        "SinusoidalPositionalEncoding(8, max_len=16)(torch.zeros(1, 20, 8))",
+        "SinusoidalPositionalEncoding(8)(torch.zeros(2, 3, 6))",
+        "SinusoidalPositionalEncoding(8)(torch.zeros(2, 3, 8, dtype=torch.long))",
+        "LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 10, 4))",
+        "LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 3, 4), offset=2, positions=torch.arange(3))",  # noqa: E501
+        "LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 3, 4), positions=torch.arange(2))",
+        "LearnedPositionalEmbedding(8, 4)(torch.zeros(1, 2, 3, 4))",
+        "LearnedPositionalEmbedding(8, 4, init_std=-1.0)",
+        "RelativePositionBias(4, kind='alibi')",
+        "RotaryEmbedding(7)",
+        "RotaryEmbedding(8)(torch.zeros(1, 4, 6), torch.zeros(1, 4, 6))",
+        "ALiBi(0)",
+        "ALiBi(2)(-1, 4)",
+    ),
+    "pe.nn.functional": (
+        "sinusoidal(torch.zeros(3), 8)",
+        "relative_position_bucket(torch.zeros(3))",
+        "position_ids(torch.zeros(2, 3), 0)",
+        "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",
+        "position_ids(torch.zeros(2, 3, dtype=torch.long), 0, pad_value=2**70)",
+    ),
+}
+
+
+def function_of(call: str, package: str) -> str:
+    """Name the public function a bad call exercises, read off its source text.
+
+    >>> function_of("sinusoidal(10, 7)", "pe"), function_of("ALiBi(2)(-1, 4)", "pe.nn")
+    ('pe.sinusoidal', 'pe.nn.ALiBi')
+    >>> function_of("conventions['paper'].table(4, 7)", "pe")
+    'Convention.table'
+    """
+    node: ast.expr = ast.parse(call, mode="eval").body
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name):
+        return f"{package}.{node.id}"
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Subscript):
+        return f"Convention.{node.attr}"
+    raise ValueError(f"call={call!r}: cannot tell which public function it calls")
+
+
+def _cases() -> list[tuple[str, str, dict[str, Any]]]:
+    """Every bad call with its module and the names it runs with."""
+    import importlib
+
+    import torch
+
+    cases = []
+    for package, calls in CALLS.items():
+        module = importlib.import_module(package)
+        names = {name: getattr(module, name) for name in module.__all__}
+        names |= {"np": np, "nan": np.nan, "torch": torch}
+        cases += [(call, package, names) for call in calls]
+    return cases
+
+
+@cached_markdown
+def error_table() -> str:
+    """Run every case; a case that does not raise is a bug, and fails the build."""
+    rows = []
+    for call, package, names in _cases():
+        try:
+            eval(call, {"__builtins__": {}}, dict(names))  # the shown text is the call made
+        except (TypeError, ValueError) as error:
+            message = str(error).replace("|", "\\|")
+            rows.append(
+                [
+                    f"`{function_of(call, package)}`",
+                    f"`{call}`",
+                    f"`{type(error).__name__}`",
+                    message,
+                ]
+            )
+        else:
+            raise AssertionError(f"{call} did not raise")
+    return table(["function", "call", "raises", "message"], rows, align="llll")

@@ -1,0 +1,67 @@
+"""The one reader of the committed records in ``benchmarks/results/*.json``.
+
+The pages (through `sitegen.pages`, `sitegen.rope`, `sitegen.claims`) and the
+README's Development table (``python -m tools.readme``) read the same files
+through this module, so a record's name and place are written once. Each record
+is the JSON object its command wrote (``make bench``, ``make timing``, ...):
+`result` for a record a page needs (missing is an error), `recorded` for one
+the README may show as "not recorded (yet)".
+
+Examples
+--------
+>>> path("table").relative_to(RESULTS.parents[1]).as_posix()
+'benchmarks/results/table.json'
+>>> MAKE["table"], sorted(result("table"))[:2]
+('bench', ['command', 'cuda'])
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+#: The folder of the committed records.
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+
+#: The name of each record, ``benchmarks/results/<name>.json``.
+Name = Literal["extrapolation", "modes", "reader", "rope", "screens", "table", "timing", "weight"]
+
+#: One record: the JSON object as its command wrote it.
+Record = dict[str, Any]
+
+#: The ``make`` target that writes each record.
+MAKE: dict[Name, str] = {
+    "extrapolation": "extrapolation",
+    "modes": "bench",
+    "reader": "test",
+    "rope": "bench",
+    "screens": "screens",
+    "table": "bench",
+    "timing": "timing",
+    "weight": "weight",
+}
+
+
+def path(name: Name) -> Path:
+    """Return where record `name` is committed."""
+    return RESULTS / f"{name}.json"
+
+
+def recorded(name: Name) -> Record | None:
+    """Read record `name`, or return None if its command has not recorded it yet."""
+    file = path(name)
+    if not file.is_file():
+        return None
+    data: Record = json.loads(file.read_text())
+    return data
+
+
+def result(name: Name) -> Record:
+    """Read record `name`, which a page needs: a missing record is an error."""
+    data = recorded(name)
+    if data is None:
+        raise FileNotFoundError(
+            f"benchmarks/results/{name}.json is not recorded: run make {MAKE[name]}"
+        )
+    return data

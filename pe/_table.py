@@ -27,6 +27,7 @@ so a row is bit-for-bit the same whatever range or batch it was requested in.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -173,6 +174,7 @@ class RunPlan:
     segments: tuple[Segment, ...]
 
 
+@functools.lru_cache(maxsize=1024)
 def plan_run(start: int, count: int) -> RunPlan:
     """Split a contiguous run of positions into at most three broadcast products.
 
@@ -286,6 +288,15 @@ def _fill_pairs(ops: ArrayOps, pairs: Any, positions: Any, omega: NDArray[np.flo
         ops.multiply(heads[which[rows]], steps[offset[rows]], out=pairs[rows])
 
 
+@bytes_cache(CACHE_BYTES)
+def _run_heads(omega_bytes: bytes, ctype: str, start: int, count: int) -> NDArray[Any]:
+    """`head_factors` for the consecutive blocks ``start, start + BLOCK, ...``, read-only."""
+    omega = np.frombuffer(omega_bytes, dtype=np.float64)
+    factors = head_factors(range(start, start + count * BLOCK, BLOCK), omega, np.dtype(ctype))
+    factors.flags.writeable = False
+    return factors
+
+
 class _NumpyOps:
     """`ArrayOps` for numpy arrays (on the host)."""
 
@@ -302,6 +313,8 @@ class _NumpyOps:
     def heads(
         self, starts: range | NDArray[np.int64], omega: NDArray[np.float64], like: NDArray[Any]
     ) -> NDArray[Any]:
+        if isinstance(starts, range):  # the same few blocks, call after call
+            return _run_heads(omega.tobytes(), like.dtype.str, starts.start, len(starts))
         return head_factors(starts, omega, like.dtype)
 
     def steps(self, omega: NDArray[np.float64], like: NDArray[Any]) -> NDArray[Any]:

@@ -81,6 +81,16 @@ def _device_steps(omega_bytes: bytes, ctype: torch.dtype, device: torch.device) 
     return _to_device(_table.step_factors(_table.BLOCK, omega, _NUMPY_COMPLEX[ctype]), device)
 
 
+@bytes_cache(_table.CACHE_BYTES)
+def _device_heads(
+    omega_bytes: bytes, ctype: torch.dtype, device: torch.device, start: int, count: int
+) -> Tensor:
+    """Head factors of the blocks ``start, start + BLOCK, ...`` on `device`, kept."""
+    omega = np.frombuffer(omega_bytes, dtype=np.float64)
+    starts = range(start, start + count * _table.BLOCK, _table.BLOCK)
+    return _to_device(_table.head_factors(starts, omega, _NUMPY_COMPLEX[ctype]), device)
+
+
 class TorchOps:
     """`pe._table.ArrayOps` for torch tensors, on any device."""
 
@@ -95,8 +105,13 @@ class TorchOps:
     def heads(
         self, starts: range | np.ndarray[Any, Any], omega: np.ndarray[Any, Any], like: Tensor
     ) -> Tensor:
-        factors = _table.head_factors(starts, omega, _NUMPY_COMPLEX[like.dtype])
-        return _to_device(factors, like.device)
+        if isinstance(starts, range):  # the same few blocks, call after call
+            return _device_heads(
+                omega.tobytes(), like.dtype, like.device, starts.start, len(starts)
+            )
+        return _to_device(
+            _table.head_factors(starts, omega, _NUMPY_COMPLEX[like.dtype]), like.device
+        )
 
     def steps(self, omega: np.ndarray[Any, Any], like: Tensor) -> Tensor:
         return _device_steps(omega.tobytes(), like.dtype, like.device)

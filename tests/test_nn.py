@@ -6,9 +6,8 @@ import torch
 from reference import float64_table
 
 import pe
+from pe._table import FLOAT32_BOUND
 from pe.nn import SinusoidalPositionalEncoding, sinusoidal
-
-FLOAT32_BOUND = 3e-7
 
 
 @pytest.mark.parametrize("start", [0, 100, 2**24 - 600, -77])
@@ -105,7 +104,7 @@ def test_half_module_output_has_input_dtype_and_exact_rounding():
     # ... which leaves every value within half a bfloat16 step of the exact one.
     exact = torch.from_numpy(float64_table(np.arange(2048), 64))
     half_step = 2.0**-8 * exact.abs()  # bfloat16 keeps 8 significant bits
-    assert ((out[0].double() - exact).abs() <= half_step + 3e-7).all()
+    assert ((out[0].double() - exact).abs() <= half_step + FLOAT32_BOUND).all()
 
 
 def test_too_long_sequence_raises_naming_both_lengths():

@@ -23,6 +23,11 @@ where ``sin(p * omega)`` with float32 angles loses about ``p * 6e-8``.
 
 The block split depends on the position alone (``h = floor(p / BLOCK) * BLOCK``),
 so a row is bit-for-bit the same whatever range or batch it was requested in.
+
+One engine serves numpy and torch: `fill` plans the blocks and multiplies the
+factors through `ArrayOps`, a handful of array operations that `NUMPY` (here)
+and ``pe.nn``'s ``TorchOps`` implement. Public functions check their arguments
+once and call unchecked cores (`encode` here).
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ plus the time to allocate and fill an output of the same size, which bounds
 any method from below (`FILL`: ``np.empty`` then ``ndarray.fill``, and
 ``torch.empty`` then ``Tensor.fill_``, with one float32 value). Each framework
 is timed in three fresh processes, best of 15 calls in each, and every method
-keeps its best time over all of them.
+keeps its best time over all of them; `pe` and allocate-and-fill alternate call
+by call, so that their ratio is taken under the same load.
 Prints a table with ratios and checks `TARGETS`, the one definition of the
 speed targets; writes ``benchmarks/results/table.json`` (each target next to its
 measured ratio), which the "Precision and speed" page reads. Exits with status 1
@@ -52,6 +53,7 @@ TARGETS: dict[tuple[int, int], dict[str, float]] = {
     (65536, 1024): {"faster": 3.0, "over_fill": 1.3},
 }
 TARGETED = ("(a) common float32", "(b) float64 angles, cast")
+PAIRED = ("pe", "allocate and fill")  # timed alternately, see `time_all`
 FILL = {
     "numpy": "np.empty((L, d), np.float32).fill(0.5)",
     "torch": "torch.empty(L, d).fill_(0.5)",
@@ -195,16 +197,42 @@ def time_all(
     for length, d_model in SIZES:
         positions = make_positions(length)
 
-        def timed(method: Callable[[Any, int], Any], positions: Any, d_model: int) -> float:
-            def call() -> None:
+        def call(
+            method: Callable[[Any, int], Any], positions: Any = positions, d_model: int = d_model
+        ) -> Callable[[], None]:
+            def run() -> None:
                 method(positions, d_model)
                 sync()
 
-            return best_of(call, REPEATS)
+            return run
 
-        times = {name: timed(method, positions, d_model) for name, method in methods.items()}
+        times = {
+            name: best_of(call(method), REPEATS)
+            for name, method in methods.items()
+            if name not in PAIRED
+        }
+        # pe and its floor, allocate and fill, alternate call by call: on a shared
+        # machine both then see the same load, and their ratio (a target) with them.
+        first, second = (call(methods[name]) for name in PAIRED)
+        times.update(zip(PAIRED, best_of_pair(first, second, REPEATS), strict=True))
+        times = {name: times[name] for name in methods}  # the table's order
         rows.append({"length": length, "d_model": d_model, "seconds": times})
     return rows
+
+
+def best_of_pair(
+    first: Callable[[], None], second: Callable[[], None], repeats: int
+) -> tuple[float, float]:
+    """Best wall times of `first` and `second`, called alternately (one warm-up each)."""
+    first()
+    second()
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for function, record in ((first, times[0]), (second, times[1])):
+            start = time.perf_counter()
+            function()
+            record.append(time.perf_counter() - start)
+    return min(times[0]), min(times[1])
 
 
 def cold_calls() -> dict[str, float]:

@@ -23,13 +23,19 @@ where ``sin(p * omega)`` with float32 angles loses about ``p * 6e-8``.
 
 The block split depends on the position alone (``h = floor(p / BLOCK) * BLOCK``),
 so a row is bit-for-bit the same whatever range or batch it was requested in.
+
+One engine serves numpy and torch: `fill` plans the blocks and multiplies the
+factors through `ArrayOps`, a handful of array operations that `NUMPY` (here)
+and ``pe.nn``'s ``TorchOps`` implement. Public functions check their arguments
+once and call unchecked cores (`encode` here).
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,7 +52,13 @@ from pe._validation import (
     is_integer,
 )
 
-__all__ = ["BLOCK", "PrecisionWarning", "sinusoidal"]
+__all__ = ["BLOCK", "FLOAT32_BOUND", "PrecisionWarning", "sinusoidal"]
+
+#: Largest error of a float32 table against the exact values, at any position
+#: ``|p| < 2**24``: four float32 roundings of a product of unit complex numbers
+#: (about 2.4e-7, derived on the "Precision and speed" page), rounded up. Every
+#: test, benchmark and figure that checks or draws the bound imports it here.
+FLOAT32_BOUND = 3e-7
 
 #: Positions per block in the exact method: ``p = h + l`` with ``h`` a multiple
 #: of ``BLOCK`` and ``0 <= l < BLOCK``.
@@ -173,6 +185,7 @@ class RunPlan:
     segments: tuple[Segment, ...]
 
 
+@functools.lru_cache(maxsize=1024)
 def plan_run(start: int, count: int) -> RunPlan:
     """Split a contiguous run of positions into at most three broadcast products.
 
@@ -208,57 +221,129 @@ def as_run(positions: NDArray[np.int64]) -> range | NDArray[np.int64]:
     return range(start, start + positions.size)
 
 
-def _fill_pairs(
-    pairs: NDArray[np.complexfloating[Any, Any]],
-    positions: range | NDArray[np.int64],
-    omega: NDArray[np.float64],
-) -> None:
-    r"""Write $\sin + i\cos$ of every position's angles into `pairs` (rows x d/2)."""
-    ctype = pairs.dtype
+class ArrayOps(Protocol):
+    """The few array operations the block engine needs, for one array library.
+
+    `fill` is written once against this interface; `NUMPY` implements it here
+    and `pe.nn` implements it for torch (so that ``import pe`` never imports
+    torch). Arrays are sliced, indexed with ``None`` and reshaped the same way
+    in both libraries, so only what differs is listed.
+    """
+
+    def pairs(self, table: Any) -> Any | None:
+        """Return the complex (rows x d/2) view of a float32/64 table; None for lower precisions."""
+
+    def scratch(self, table: Any, rows: int) -> Any:
+        """Return an uninitialized float32 array of `rows` rows like `table` (width, device)."""
+
+    def heads(
+        self, starts: range | NDArray[np.int64], omega: NDArray[np.float64], like: Any
+    ) -> Any:
+        """Return `head_factors` for `starts` in the complex dtype and on the device of `like`."""
+
+    def steps(self, omega: NDArray[np.float64], like: Any) -> Any:
+        """Return all `BLOCK` step factors in the complex dtype and on the device of `like`."""
+
+    def split(self, positions: Any) -> tuple[NDArray[np.int64], Any, Any]:
+        """Split positions into (distinct block starts, each row's start index, offsets)."""
+
+    def multiply(self, a: Any, b: Any, out: Any) -> None:
+        """Write the broadcast product ``a * b`` into `out`, allocating nothing of its size."""
+
+
+def fill(ops: ArrayOps, table: Any, positions: Any, omega: NDArray[np.float64]) -> None:
+    """Fill `table` (rows x d_model, C-contiguous) with the interleaved table of `positions`.
+
+    `positions` is a ``range`` (consecutive positions) or a 1-D integer array of
+    `ops`' library. float32 and float64 tables are written in place, one complex
+    product per pair; lower precisions are computed in float32 a chunk at a time
+    and rounded once.
+    """
+    pairs = ops.pairs(table)
+    if pairs is not None:
+        _fill_pairs(ops, pairs, positions, omega)
+        return
+    count = len(positions)
+    chunk = max(1, min(_CHUNK_ROWS, count // 2))
+    buffer = ops.scratch(table, chunk)
+    for row in range(0, count, chunk):
+        part = positions[row : row + chunk]
+        scratch = buffer[: len(part)]
+        _fill_pairs(ops, ops.pairs(scratch), part, omega)
+        table[row : row + len(part)] = scratch
+
+
+def _fill_pairs(ops: ArrayOps, pairs: Any, positions: Any, omega: NDArray[np.float64]) -> None:
+    r"""Write $\sin + i\cos$ of every position's angles into complex `pairs` (rows x d/2)."""
+    steps = ops.steps(omega, pairs)
     # --8<-- [start:run]
     if isinstance(positions, range):  # consecutive positions: broadcast products
         plan = plan_run(positions.start, len(positions))
-        heads = head_factors(plan.head_positions, omega, ctype)
-        steps = step_factors(plan.step_count, omega, ctype)
+        heads = ops.heads(plan.head_positions, omega, pairs)
         half = omega.size
         for seg in plan.segments:
             target = pairs[seg.row : seg.row + seg.heads * seg.steps]
-            np.multiply(
-                heads[seg.head : seg.head + seg.heads, np.newaxis, :],
-                steps[np.newaxis, seg.step : seg.step + seg.steps, :],
+            ops.multiply(
+                heads[seg.head : seg.head + seg.heads, None, :],
+                steps[None, seg.step : seg.step + seg.steps, :],
                 out=target.reshape(seg.heads, seg.steps, half),
             )
         return
     # --8<-- [end:run]
     # Scattered positions: gather per-row factors, a chunk of rows at a time so
     # that no temporary outgrows the output.
-    block_start = (positions // BLOCK) * BLOCK
-    offset = positions - block_start
-    unique_starts, which = np.unique(block_start, return_inverse=True)
-    heads = head_factors(unique_starts, omega, ctype)
-    steps = step_factors(int(offset.max()) + 1, omega, ctype)
-    for row in range(0, positions.size, _CHUNK_ROWS):
+    starts, which, offset = ops.split(positions)
+    heads = ops.heads(starts, omega, pairs)
+    for row in range(0, len(which), _CHUNK_ROWS):
         rows = slice(row, row + _CHUNK_ROWS)
-        np.multiply(heads[which[rows]], steps[offset[rows]], out=pairs[rows])
+        ops.multiply(heads[which[rows]], steps[offset[rows]], out=pairs[rows])
 
 
-def _fill_table(
-    out: NDArray[np.floating[Any]], positions: range | NDArray[np.int64], omega: NDArray[np.float64]
-) -> None:
-    """Fill `out` (rows x d_model, C-contiguous) with the interleaved table."""
-    if out.dtype == np.float64:
-        _fill_pairs(out.view(np.complex128), positions, omega)
-    elif out.dtype == np.float32:
-        _fill_pairs(out.view(np.complex64), positions, omega)
-    else:  # float16: compute in float32 a chunk at a time, then round once
-        count = len(positions)
-        chunk = max(1, min(_CHUNK_ROWS, count // 2))
-        buffer = np.empty((chunk, out.shape[1]), np.float32)
-        for row in range(0, count, chunk):
-            part = positions[row : row + chunk]
-            scratch = buffer[: len(part)]
-            _fill_pairs(scratch.view(np.complex64), part, omega)
-            out[row : row + len(part)] = scratch
+@bytes_cache(CACHE_BYTES)
+def _run_heads(omega_bytes: bytes, ctype: str, start: int, count: int) -> NDArray[Any]:
+    """`head_factors` for the consecutive blocks ``start, start + BLOCK, ...``, read-only."""
+    omega = np.frombuffer(omega_bytes, dtype=np.float64)
+    factors = head_factors(range(start, start + count * BLOCK, BLOCK), omega, np.dtype(ctype))
+    factors.flags.writeable = False
+    return factors
+
+
+class _NumpyOps:
+    """`ArrayOps` for numpy arrays (on the host)."""
+
+    def pairs(self, table: NDArray[Any]) -> NDArray[Any] | None:
+        if table.dtype == np.float64:
+            return table.view(np.complex128)
+        if table.dtype == np.float32:
+            return table.view(np.complex64)
+        return None
+
+    def scratch(self, table: NDArray[Any], rows: int) -> NDArray[np.float32]:
+        return np.empty((rows, table.shape[1]), np.float32)
+
+    def heads(
+        self, starts: range | NDArray[np.int64], omega: NDArray[np.float64], like: NDArray[Any]
+    ) -> NDArray[Any]:
+        if isinstance(starts, range):  # the same few blocks, call after call
+            return _run_heads(omega.tobytes(), like.dtype.str, starts.start, len(starts))
+        return head_factors(starts, omega, like.dtype)
+
+    def steps(self, omega: NDArray[np.float64], like: NDArray[Any]) -> NDArray[Any]:
+        return step_factors(BLOCK, omega, like.dtype)
+
+    def split(
+        self, positions: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.intp], NDArray[np.int64]]:
+        block_start = (positions // BLOCK) * BLOCK
+        starts, which = np.unique(block_start, return_inverse=True)
+        return starts, which.reshape(-1), positions - block_start
+
+    def multiply(self, a: NDArray[Any], b: NDArray[Any], out: NDArray[Any]) -> None:
+        np.multiply(a, b, out=out)
+
+
+#: The numpy implementation of `ArrayOps`.
+NUMPY: ArrayOps = _NumpyOps()
 
 
 def check_distinct(
@@ -368,18 +453,30 @@ def sinusoidal(
     if is_integer(positions):  # a length: positions 0 .. L-1, no array needed
         request = range(check_length(positions, name="positions (a length)"))
         shape = (len(request),)
-        check_size((*shape, d_model), name="the table")
     else:
         array = check_positions(positions)
         shape = array.shape
-        check_size((*shape, d_model), name="the table")
         request = as_run(array.reshape(-1))
-    omega = cached_frequencies(d_model, base)
+    check_size((*shape, d_model), name="the table")
+    return encode(request, shape, d_model, base, dtype)
+
+
+def encode(
+    request: range | NDArray[np.int64],
+    shape: tuple[int, ...],
+    d_model: int,
+    base: float,
+    dtype: np.dtype[np.floating[Any]],
+) -> NDArray[np.floating[Any]]:
+    """`sinusoidal` for checked arguments: `request` is a run or flat int64 positions.
+
+    The rows come back shaped ``shape + (d_model,)``; nothing is validated here.
+    """
     table = np.empty((len(request), d_model), dtype)
     if len(request):
-        _fill_table(table, request, omega)
+        fill(NUMPY, table, request, cached_frequencies(d_model, base))
         if dtype == np.float16:
             flat = np.arange(request.start, request.stop) if isinstance(request, range) else request
-            check_distinct(table, flat, str(dtype))
+            check_distinct(table, flat, str(dtype), stacklevel=4)
     result: NDArray[np.floating[Any]] = table.reshape((*shape, d_model))
     return result

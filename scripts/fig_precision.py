@@ -10,10 +10,12 @@ from _figstyle import Theme, save_variants
 from matplotlib.figure import Figure
 
 import pe
+from pe._table import FLOAT32_BOUND
 
 D_MODEL = 512
 BASE = 10000.0
 LAST = 2**24 - 1
+BOUND_TEXT = f"{FLOAT32_BOUND:.0e}".replace("e-0", "e-")  # 3e-7
 
 
 def common_float32(positions: np.ndarray) -> np.ndarray:
@@ -59,8 +61,10 @@ def draw(theme: Theme) -> Figure:
         color=theme.muted,
         fontsize=8,
     )
-    axes.axhline(3e-7, color=theme.series[2], lw=0.8, ls=":")
-    axes.text(1.5, 3e-7 * 1.4, "pe's bound, 3e-7", color=theme.series[2], fontsize=8)
+    axes.axhline(FLOAT32_BOUND, color=theme.series[2], lw=0.8, ls=":")
+    axes.text(
+        1.5, FLOAT32_BOUND * 1.4, f"pe's bound, {BOUND_TEXT}", color=theme.series[2], fontsize=8
+    )
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlim(1, LAST)
@@ -77,7 +81,7 @@ ALT = (
     f"at positions from 1 to 2^24. The common code's error climbs in a straight line with "
     "the position, tracking half the float32 spacing of the angle, from the float32 "
     "rounding level near position 1 to order 1 near ten million. pe's error stays flat "
-    "near the float32 rounding limit, below its 3e-7 bound, at every position."
+    "near the float32 rounding limit, below its " + BOUND_TEXT + " bound, at every position."
 )
 
 if __name__ == "__main__":

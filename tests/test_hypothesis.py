@@ -21,6 +21,7 @@ from reference import float64_table
 
 import pe
 import pe.nn
+from pe._table import FLOAT32_BOUND
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -45,7 +46,7 @@ def test_sinusoidal_matches_the_reference_for_any_run(
     assert np.abs(table).max(initial=0) <= 1 + np.finfo(np.float32).eps
     reference = float64_table(positions, d_model, base=base)
     # float32 result: a few roundings; float64 angles themselves: ~|p| * 1e-16.
-    assert np.abs(table - reference).max(initial=0) <= 3e-7 + 4e-16 * (abs(start) + length)
+    assert np.abs(table - reference).max(initial=0) <= FLOAT32_BOUND + 4e-16 * (abs(start) + length)
 
 
 @FAST
@@ -81,7 +82,7 @@ def test_torch_table_for_any_dtype(
     assert table.shape == (length, d_model)
     values = table.double().numpy()
     assert np.isfinite(values).all()
-    tolerance = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}.get(dtype, 3e-7)
+    tolerance = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}.get(dtype, FLOAT32_BOUND)
     reference = float64_table(np.arange(start, start + length), d_model)
     assert np.abs(values - reference).max() <= tolerance + 4e-16 * (abs(start) + length)
 
@@ -107,7 +108,7 @@ def test_module_adds_the_reference(
     reference = torch.from_numpy(float64_table(np.arange(offset, offset + length), d_model))
     if not batch_first:
         out = out.transpose(0, 1)
-    tolerance = 2.0**-8 if dtype == torch.bfloat16 else 3e-7
+    tolerance = 2.0**-8 if dtype == torch.bfloat16 else FLOAT32_BOUND
     assert (out.double() - reference).abs().max() <= tolerance
 
 

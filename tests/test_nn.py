@@ -6,10 +6,9 @@ import torch
 from reference import float64_table
 
 import pe
+from pe._table import FLOAT32_BOUND
 from pe.nn import SinusoidalPositionalEncoding
 from pe.nn.functional import sinusoidal
-
-FLOAT32_BOUND = 3e-7
 
 
 @pytest.mark.parametrize("start", [0, 100, 2**24 - 600, -77])
@@ -106,7 +105,7 @@ def test_half_module_output_has_input_dtype_and_exact_rounding():
     # ... which leaves every value within half a bfloat16 step of the exact one.
     exact = torch.from_numpy(float64_table(np.arange(2048), 64))
     half_step = 2.0**-8 * exact.abs()  # bfloat16 keeps 8 significant bits
-    assert ((out[0].double() - exact).abs() <= half_step + 3e-7).all()
+    assert ((out[0].double() - exact).abs() <= half_step + FLOAT32_BOUND).all()
 
 
 def test_too_long_sequence_raises_naming_both_lengths():
@@ -261,3 +260,36 @@ def test_module_in_half_precision_without_collisions_is_silent():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tiny(torch.zeros(1, 3, 2, dtype=torch.float16))
+
+
+def test_each_argument_is_checked_once_on_its_way_down(monkeypatch):
+    # Public functions check their arguments and call private cores, which do not check
+    # again: count the calls of the d_model and base checks in both modules.
+    import pe._table
+    import pe.nn._sinusoidal
+
+    calls: list[str] = []
+    for module in (pe._table, pe.nn._sinusoidal):
+        for name in ("check_d_model", "check_base"):
+            original = getattr(module, name)
+
+            def counted(*args, _original=original, _name=name, **kwargs):
+                calls.append(_name)
+                return _original(*args, **kwargs)
+
+            monkeypatch.setattr(module, name, counted)
+    for build in (
+        lambda: pe.sinusoidal(8, 4),
+        lambda: pe.sinusoidal(np.array([3, 9]), 4),
+        lambda: sinusoidal(8, 4),
+        lambda: sinusoidal(torch.tensor([3, 9]), 4, dtype=torch.float16),
+        lambda: SinusoidalPositionalEncoding(4, max_len=8),
+    ):
+        calls.clear()
+        build()
+        assert sorted(calls) == ["check_base", "check_d_model"]
+    module = SinusoidalPositionalEncoding(4, max_len=None)
+    calls.clear()
+    module(torch.zeros(2, 5, 4), offset=3)
+    module(torch.zeros(2, 5, 4), positions=torch.tensor([0, 4, 1, 2, 9]))
+    assert calls == []

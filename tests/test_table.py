@@ -6,8 +6,7 @@ import pytest
 from reference import float64_table, mp_value
 
 import pe
-
-FLOAT32_BOUND = 3e-7
+from pe._table import FLOAT32_BOUND
 
 
 @pytest.mark.parametrize("d_model", [2, 4, 6, 64, 130, 512])

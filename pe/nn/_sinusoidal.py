@@ -1,8 +1,9 @@
 """The sinusoidal encoding in torch: the exact table on any device, and a module that adds it.
 
-Torch is a thin layer here: the block plan and the float64 factors come from the
-numpy core (`pe._table`), and only the one complex multiplication per output
-pair runs in torch, on the target device.
+Torch is a thin layer here: the block engine (`pe._table.fill`) and its float64
+factors are shared with numpy; `TorchOps` gives the engine torch's few array
+operations, so the one complex multiplication per output pair runs in torch,
+on the target device.
 """
 
 from __future__ import annotations
@@ -14,18 +15,9 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from pe import _table
 from pe._cache import bytes_cache
 from pe._frequencies import cached_frequencies
-from pe._table import (
-    BLOCK,
-    CACHE_BYTES,
-    PrecisionWarning,
-    as_run,
-    check_distinct,
-    head_factors,
-    plan_run,
-    step_factors,
-)
 from pe._validation import (
     MAX_POSITION,
     check_base,
@@ -41,7 +33,7 @@ from pe.nn._common import check_index_range
 __all__ = ["SinusoidalPositionalEncoding", "sinusoidal"]
 
 _TORCH_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-_CHUNK_ROWS = 4096
+_WIDE = (torch.float32, torch.float64)
 
 
 def _check_torch_dtype(dtype: Any, *, name: str = "dtype") -> torch.dtype:
@@ -82,49 +74,98 @@ def _to_device(factors: np.ndarray[Any, Any], device: torch.device) -> Tensor:
     return torch.from_numpy(factors).to(device=device)
 
 
-@bytes_cache(CACHE_BYTES)
+@bytes_cache(_table.CACHE_BYTES)
 def _device_steps(omega_bytes: bytes, ctype: torch.dtype, device: torch.device) -> Tensor:
     """Copy the step factors to `device` once per configuration."""
     omega = np.frombuffer(omega_bytes, dtype=np.float64)
-    return _to_device(step_factors(BLOCK, omega, _NUMPY_COMPLEX[ctype]), device)
+    return _to_device(_table.step_factors(_table.BLOCK, omega, _NUMPY_COMPLEX[ctype]), device)
 
 
-def _fill_run(pairs: Tensor, start: int, omega: np.ndarray[Any, Any]) -> None:
-    """Fill complex `pairs` (rows x d/2) for the positions ``start, start + 1, ...``."""
-    plan = plan_run(start, pairs.shape[0])
-    ctype = _NUMPY_COMPLEX[pairs.dtype]
-    heads = _to_device(head_factors(plan.head_positions, omega, ctype), pairs.device)
-    steps = _device_steps(omega.tobytes(), pairs.dtype, pairs.device)
-    for seg in plan.segments:
-        target = pairs[seg.row : seg.row + seg.heads * seg.steps].view(seg.heads, seg.steps, -1)
-        torch.mul(
-            heads[seg.head : seg.head + seg.heads, None, :],
-            steps[None, seg.step : seg.step + seg.steps, :],
-            out=target,
+@bytes_cache(_table.CACHE_BYTES)
+def _device_heads(
+    omega_bytes: bytes, ctype: torch.dtype, device: torch.device, start: int, count: int
+) -> Tensor:
+    """Head factors of the blocks ``start, start + BLOCK, ...`` on `device`, kept."""
+    omega = np.frombuffer(omega_bytes, dtype=np.float64)
+    starts = range(start, start + count * _table.BLOCK, _table.BLOCK)
+    return _to_device(_table.head_factors(starts, omega, _NUMPY_COMPLEX[ctype]), device)
+
+
+class TorchOps:
+    """`pe._table.ArrayOps` for torch tensors, on any device."""
+
+    def pairs(self, table: Tensor) -> Tensor | None:
+        if table.dtype not in _WIDE:
+            return None
+        return torch.view_as_complex(table.view(table.shape[0], -1, 2))
+
+    def scratch(self, table: Tensor, rows: int) -> Tensor:
+        return torch.empty((rows, table.shape[1]), dtype=torch.float32, device=table.device)
+
+    def heads(
+        self, starts: range | np.ndarray[Any, Any], omega: np.ndarray[Any, Any], like: Tensor
+    ) -> Tensor:
+        if isinstance(starts, range):  # the same few blocks, call after call
+            return _device_heads(
+                omega.tobytes(), like.dtype, like.device, starts.start, len(starts)
+            )
+        return _to_device(
+            _table.head_factors(starts, omega, _NUMPY_COMPLEX[like.dtype]), like.device
         )
 
+    def steps(self, omega: np.ndarray[Any, Any], like: Tensor) -> Tensor:
+        return _device_steps(omega.tobytes(), like.dtype, like.device)
 
-def _fill_scattered(pairs: Tensor, positions: Tensor, omega: np.ndarray[Any, Any]) -> None:
-    """Fill complex `pairs` for arbitrary integer `positions` (1-D, on the pairs' device)."""
-    block_start = torch.div(positions, BLOCK, rounding_mode="floor") * BLOCK
-    offset = positions - block_start
-    unique_starts, which = torch.unique(block_start, return_inverse=True)
-    ctype = _NUMPY_COMPLEX[pairs.dtype]
-    heads = head_factors(unique_starts.cpu().numpy().astype(np.int64), omega, ctype)
-    heads_t = _to_device(heads, pairs.device)
-    steps_t = _device_steps(omega.tobytes(), pairs.dtype, pairs.device)
-    for row in range(0, positions.shape[0], _CHUNK_ROWS):
-        rows = slice(row, row + _CHUNK_ROWS)
-        torch.mul(heads_t[which[rows]], steps_t[offset[rows]], out=pairs[rows])
+    def split(self, positions: Tensor) -> tuple[np.ndarray[Any, Any], Tensor, Tensor]:
+        block_start = torch.div(positions, _table.BLOCK, rounding_mode="floor") * _table.BLOCK
+        starts, which = torch.unique(block_start, return_inverse=True)
+        return starts.cpu().numpy().astype(np.int64), which, positions - block_start
+
+    def multiply(self, a: Tensor, b: Tensor, out: Tensor) -> None:
+        torch.mul(a, b, out=out)
 
 
-def _fill(out: Tensor, positions: range | Tensor, omega: np.ndarray[Any, Any]) -> None:
-    """Fill a float32/float64 `out` (rows x d_model) for a run or for scattered positions."""
-    pairs = torch.view_as_complex(out.view(out.shape[0], -1, 2))
-    if isinstance(positions, range):
-        _fill_run(pairs, positions.start, omega)
-    else:
-        _fill_scattered(pairs, positions, omega)
+#: The torch implementation of the engine's array operations.
+TORCH = TorchOps()
+
+
+def _as_run(positions: Tensor) -> range | Tensor:
+    """``range(start, stop)`` if 1-D `positions` are consecutive, else the tensor itself."""
+    count = positions.numel()
+    if count == 1 or (count and bool(torch.all(positions[1:] - positions[:-1] == 1))):
+        first = int(positions[0])
+        return range(first, first + count)
+    return positions
+
+
+def _encode(
+    request: range | Tensor,
+    shape: tuple[int, ...],
+    d_model: int,
+    base: float,
+    dtype: torch.dtype,
+    device: torch.device,
+) -> Tensor:
+    """Build the table for checked arguments (`request`: a run, or flat positions on `device`)."""
+    rows = len(request) if isinstance(request, range) else request.shape[0]
+    out = torch.empty((rows, d_model), dtype=dtype, device=device)
+    if rows:
+        _table.fill(TORCH, out, request, cached_frequencies(d_model, base))
+        if dtype not in _WIDE:
+            flat = (
+                np.arange(request.start, request.stop)
+                if isinstance(request, range)
+                else request.cpu().numpy()
+            )
+            _table.check_distinct(out.view(torch.int16).cpu().numpy(), flat, str(dtype), 5)
+    return out.view(*shape, d_model)
+
+
+def _run(start: int, count: int, d_model: int, base: float, device: Any = None) -> Tensor:
+    """Float32 rows for positions ``start .. start + count - 1`` (checked arguments)."""
+    check_size((count, d_model), name="the table")
+    target = torch.device(device) if device is not None else torch.get_default_device()
+    return _encode(range(start, start + count), (count,), d_model, base, torch.float32, target)
 
 
 @torch.library.custom_op("pe::sinusoidal_rows", mutates_args=())
@@ -135,7 +176,7 @@ def _sinusoidal_rows(positions: Tensor, d_model: int, base: float, wide: bool) -
     exact method; wrapped as a custom op, it runs eagerly inside a compiled
     graph and gives the same bits as outside one.
     """
-    return sinusoidal(positions, d_model, base=base, dtype=torch.float64 if wide else torch.float32)
+    return _sinusoidal(positions, d_model, base, torch.float64 if wide else torch.float32, None)
 
 
 @_sinusoidal_rows.register_fake
@@ -199,7 +240,7 @@ def sinusoidal(
     Examples
     --------
     >>> import torch
-    >>> from pe.nn import sinusoidal
+    >>> from pe.nn.functional import sinusoidal
     >>> sinusoidal(3, d_model=4).round(decimals=3)
     tensor([[ 0.0000,  1.0000,  0.0000,  1.0000],
             [ 0.8410,  0.5400,  0.0100,  1.0000],
@@ -210,6 +251,17 @@ def sinusoidal(
     d_model = check_d_model(d_model)
     base = check_base(base)
     dtype = _check_torch_dtype(dtype)
+    return _sinusoidal(positions, d_model, base, dtype, device)
+
+
+def _sinusoidal(
+    positions: int | Tensor | Any,
+    d_model: int,
+    base: float,
+    dtype: torch.dtype,
+    device: torch.device | str | None,
+) -> Tensor:
+    """`sinusoidal` for a checked `d_model`, `base` and `dtype`: checks only `positions`."""
     request: range | Tensor
     if isinstance(positions, Tensor):
         target = torch.device(device) if device is not None else positions.device
@@ -217,54 +269,24 @@ def sinusoidal(
             _check_position_dtype(positions)
             wide = dtype == torch.float64
             encoded: Tensor = _sinusoidal_rows(positions.long().to(target), d_model, base, wide)
-            return encoded if dtype in (torch.float32, torch.float64) else encoded.to(dtype)
-        check_size((*positions.shape, d_model), name="the table")
-        request = _check_position_tensor(positions).reshape(-1).to(target)
+            return encoded if dtype in _WIDE else encoded.to(dtype)
         shape = tuple(positions.shape)
-        if request.numel() == 1 or (
-            request.numel() and bool(torch.all(request[1:] - request[:-1] == 1))
-        ):
-            first = int(request[0])
-            request = range(first, first + request.numel())
+        check_size((*shape, d_model), name="the table")
+        request = _as_run(_check_position_tensor(positions).reshape(-1).to(target))
+        return _encode(request, shape, d_model, base, dtype, target)
+    target = torch.device(device) if device is not None else torch.get_default_device()
+    if is_integer(positions):  # a length: positions 0 .. L-1
+        shape = (check_length(positions, name="positions (a length)"),)
+        request = range(shape[0])
     else:
-        target = torch.device(device) if device is not None else torch.get_default_device()
-        if target.type == "meta":
-            if is_integer(positions):
-                shape = (check_length(positions, name="positions (a length)"),)
-            else:
-                shape = check_positions(positions).shape
-            return torch.empty((*shape, d_model), dtype=dtype, device=target)
-        if is_integer(positions):  # a length: positions 0 .. L-1
-            request = range(check_length(positions, name="positions (a length)"))
-            shape = (len(request),)
-        else:
-            array = check_positions(positions)
-            shape = array.shape
-            check_size((*shape, d_model), name="the table")
-            run = as_run(array.reshape(-1))
-            request = run if isinstance(run, range) else torch.from_numpy(run).to(target)
-    rows = len(request) if isinstance(request, range) else request.shape[0]
-    check_size((rows, d_model), name="the table")
-    omega = cached_frequencies(d_model, base)
-    out = torch.empty((rows, d_model), dtype=dtype, device=target)
-    if dtype in (torch.float32, torch.float64):
-        if rows:
-            _fill(out, request, omega)
-        return out.view(*shape, d_model)
-    chunk = max(1, min(_CHUNK_ROWS, rows // 2))
-    buffer = torch.empty((chunk, d_model), dtype=torch.float32, device=target)
-    for row in range(0, rows, chunk):
-        count = min(chunk, rows - row)
-        scratch = buffer[:count]
-        _fill(scratch, request[row : row + count], omega)
-        out[row : row + count].copy_(scratch)
-    flat = (
-        np.arange(request.start, request.stop)
-        if isinstance(request, range)
-        else request.cpu().numpy()
-    )
-    check_distinct(out.view(torch.int16).cpu().numpy(), flat, str(dtype))
-    return out.view(*shape, d_model)
+        array = check_positions(positions)
+        shape = array.shape
+        run = _table.as_run(array.reshape(-1))
+        request = run if isinstance(run, range) else torch.from_numpy(run).to(target)
+    if target.type == "meta":
+        return torch.empty((*shape, d_model), dtype=dtype, device=target)
+    check_size((*shape, d_model), name="the table")
+    return _encode(request, shape, d_model, base, dtype, target)
 
 
 def _previous_twin(rows: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -352,7 +374,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             raise TypeError(f"batch_first must be True or False; got {batch_first!r}")
         self.batch_first = batch_first
         self.dropout = nn.Dropout(float(dropout))
-        table = None if max_len is None else sinusoidal(max_len, self.d_model, base=self.base)
+        table = None if max_len is None else _run(0, max_len, self.d_model, self.base)
         self.register_buffer("table", table, persistent=False)
         self._twins: dict[torch.dtype, np.ndarray[Any, Any]] = {}
 
@@ -368,7 +390,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             if table is not None:
                 target = fn(table).device
                 if table.is_meta and target.type != "meta":
-                    table = sinusoidal(table.shape[0], self.d_model, base=self.base, device=target)
+                    table = _run(0, table.shape[0], self.d_model, self.base, target)
                 else:
                     table = table.to(device=target)
             self._buffers["table"] = table
@@ -392,10 +414,8 @@ class SinusoidalPositionalEncoding(nn.Module):
         if self.table is None:
             if torch.compiler.is_compiling():  # a tensor of positions: the traceable path
                 positions = torch.arange(offset, offset + seq_len, device=device)
-                return sinusoidal(positions, self.d_model, base=self.base)
-            return sinusoidal(
-                np.arange(offset, offset + seq_len), self.d_model, base=self.base, device=device
-            )
+                return _sinusoidal(positions, self.d_model, self.base, torch.float32, None)
+            return _run(offset, seq_len, self.d_model, self.base, device)
         if offset < 0 or offset + seq_len > self.table.shape[0]:
             raise ValueError(
                 f"positions {offset}..{offset + seq_len - 1} (a sequence of length {seq_len} at "
@@ -450,7 +470,7 @@ class SinusoidalPositionalEncoding(nn.Module):
                     f"{tuple(x.shape)}; got {tuple(positions.shape)}"
                 )
             if self.table is None:
-                encoding = sinusoidal(positions, self.d_model, base=self.base, device=x.device)
+                encoding = _sinusoidal(positions, self.d_model, self.base, torch.float32, x.device)
             else:
                 _check_position_dtype(positions)
                 index = positions.long().to(self.table.device)
@@ -490,7 +510,7 @@ class SinusoidalPositionalEncoding(nn.Module):
                     f"dtype {dtype} cannot distinguish the requested positions: positions "
                     f"{int(twins[later])} and {later} get identical encodings after rounding "
                     f"to {dtype}. Use float32, or a larger d_model.",
-                    PrecisionWarning,
+                    _table.PrecisionWarning,
                     stacklevel=3,
                 )
             return
@@ -500,7 +520,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             else positions.reshape(-1).cpu().numpy()
         )
         rows = encoding.reshape(-1, self.d_model).to(dtype).view(torch.int16).cpu().numpy()
-        check_distinct(rows, flat, str(dtype), stacklevel=4)
+        _table.check_distinct(rows, flat, str(dtype), stacklevel=4)
 
     def extra_repr(self) -> str:
         return (

@@ -67,6 +67,35 @@ def benchmark_provenance() -> str:
     )
 
 
+def speed_targets() -> str:
+    """State the speed targets recorded by the table benchmark, each with its measured ratio."""
+    data = _result("table")
+    fill = " and ".join(f"`{code}`" for code in data["fill"].values())
+    sizes, measured = [], []
+    for length, d_model in data["sizes"]:
+        target = data["targets"][f"{length}x{d_model}"]
+        size = f"{length:,} × {d_model:,}"
+        sizes.append(
+            f"at {size}, `pe` at least {target['faster']:g} times as fast as (a) and (b) and "
+            f"within {target['over_fill']:g} times the allocate-and-fill time"
+        )
+        for framework in ("numpy", "torch"):
+            row = next(
+                r for r in data[framework] if (r["length"], r["d_model"]) == (length, d_model)
+            )
+            seconds = row["seconds"]
+            over = seconds["pe"] / seconds["allocate and fill"]
+            verdict = "met" if over <= target["over_fill"] else "missed"
+            measured.append(f"{framework} at {size}: {over:.2f}× ({verdict})")
+    return (
+        "The targets the benchmark checks (and fails loudly on), for numpy and torch alike: "
+        + "; ".join(sizes)
+        + f". Allocate and fill is {fill}. Measured, `pe` over allocate and fill: "
+        + "; ".join(measured)
+        + "."
+    )
+
+
 def error_benchmark() -> str:
     """Largest error against float64 for windows of positions, from the committed run."""
     data = _result("table")

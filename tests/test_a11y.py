@@ -46,12 +46,13 @@ def test_no_page_scrolls_sideways_and_axe_finds_nothing(
     assert result.checks == result.loads * len(screens.WIDTHS)
     assert result.axe_runs == result.loads * len(screens.AXE_WIDTHS)
     assert result.sideways == [], "\n".join(result.sideways)
+    assert result.stray_permalinks == [], "\n".join(result.stray_permalinks)
     assert result.violations == [], "\n".join(result.violations)
     print(f"{result.checks} page views, {result.axe_runs} axe runs in {seconds:.0f} s")
 
 
 def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: Browser) -> None:
-    """The checker is not blind: a page made too wide, with a low-contrast line, fails."""
+    """The checker is not blind: a page made too wide, with a faint line and a stray permalink."""
     context = browser.new_context(viewport={"width": 375, "height": 800})
     page = context.new_page()
     page.goto(server + "formula/", wait_until="load")
@@ -59,7 +60,11 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
         "() => { const p = document.createElement('p');"
         " p.style.cssText = 'width: 900px; color: #999; background: #fff';"
         " p.textContent = 'too wide and too faint';"
-        " document.querySelector('article').append(p); }"
+        " document.querySelector('article').append(p);"
+        " const h = document.createElement('h2'); h.style.width = 'min-content';"
+        ' h.innerHTML = \'wrapping<a class="headerlink" href="#">¶</a>\';'
+        " h.lastChild.style.display = 'inline-block';"
+        " document.querySelector('article').append(h); }"
     )
     html = page.content()
     context.close()
@@ -73,4 +78,5 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
         replace={"/formula/": html},
     )
     assert result.sideways
+    assert result.stray_permalinks
     assert any("color-contrast" in v for v in result.violations)

@@ -47,6 +47,21 @@ _OVERFLOW = """() => {
 }"""
 
 
+# Headings that end in a line holding only their (invisible) permalink: a blank
+# line under the heading.
+_STRAY_PERMALINKS = """() => [...document.querySelectorAll(
+    'article h1, article h2, article h3, article h4, article h5, article h6')].flatMap(h => {
+  const link = h.querySelector(':scope > a.headerlink');
+  if (!link || getComputedStyle(link).display === 'none' || link === h.firstChild) return [];
+  const text = document.createRange();
+  text.setStartBefore(h.firstChild);
+  text.setEndBefore(link);
+  const words = text.getBoundingClientRect(), mark = link.getBoundingClientRect();
+  return mark.top >= words.bottom - 1 ? [h.tagName.toLowerCase() + ' "'
+    + h.textContent.replace(/\\s+/g, ' ').trim().slice(0, 40) + '"'] : [];
+})"""
+
+
 # Layout is measured once it has settled: no transitions (the search box
 # animates its width), and two frames after a resize for resize observers.
 _STILL = "*, *::before, *::after { transition: none !important; animation: none !important; }"
@@ -73,11 +88,12 @@ def site_pages(directory: Path) -> list[str]:
 
 @dataclass
 class Result:
-    """What the pass found: page loads, sideways scrolling, axe violations."""
+    """What the pass found: page loads, sideways scrolling, stray permalinks, axe violations."""
 
     loads: int = 0
     checks: int = 0
     sideways: list[str] = field(default_factory=list)
+    stray_permalinks: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     violation_nodes: int = 0
     axe_runs: int = 0
@@ -146,6 +162,11 @@ def check(
                         result.sideways.append(
                             f"{path} {width}px {scheme}: scrolls sideways by {overflow}px ({wide})"
                         )
+                    stray = page.evaluate(_STRAY_PERMALINKS)
+                    if stray:
+                        result.stray_permalinks.append(
+                            f"{path} {width}px {scheme}: a heading ends in a blank line ({stray})"
+                        )
                     if width in axe_widths:
                         disabled = sorted((skip_axe or {}).get(path, set()))
                         found = page.evaluate(
@@ -206,6 +227,7 @@ def check_each_scheme_apart(
         total.loads += part.loads
         total.checks += part.checks
         total.sideways += part.sideways
+        total.stray_permalinks += part.stray_permalinks
         total.violations += part.violations
         total.violation_nodes += part.violation_nodes
         total.axe_runs += part.axe_runs

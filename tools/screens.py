@@ -131,11 +131,12 @@ def main() -> int:
         phone = math_on_a_phone(browser, base)
         browser.close()
     server.shutdown()
-    for line in result.sideways + result.violations:
+    for line in result.sideways + result.stray_permalinks + result.violations:
         print(line)
     views = f"{len(paths)} pages x {len(screens.WIDTHS)} widths x {len(screens.SCHEMES)} schemes"
     print(f"page views checked: {result.checks} ({views}), in {seconds:.0f} s")
     print(f"page views that scroll sideways: {len(result.sideways)}")
+    print(f"page views with a heading ending in a blank line: {len(result.stray_permalinks)}")
     print(
         f"axe-core WCAG 2.1 AA violations: {result.violation_nodes} "
         f"(in {result.axe_runs} runs at {', '.join(map(str, screens.AXE_WIDTHS))} px)"
@@ -144,7 +145,12 @@ def main() -> int:
         f"math drawn on a throttled phone after {phone['math_s']:.2f} s "
         f"(first paint {phone['first_paint_s']:.2f} s; target {MATH_TARGET_S} s)"
     )
-    met = not result.sideways and not result.violations and phone["math_s"] <= MATH_TARGET_S
+    met = (
+        not result.sideways
+        and not result.stray_permalinks
+        and not result.violations
+        and phone["math_s"] <= MATH_TARGET_S
+    )
     if "--record" in sys.argv:
         payload = {
             **environment(threads=1),
@@ -154,6 +160,7 @@ def main() -> int:
             "axe_widths": list(screens.AXE_WIDTHS),
             "page_views": result.checks,
             "sideways": len(result.sideways),
+            "stray_permalinks": len(result.stray_permalinks),
             "axe_runs": result.axe_runs,
             "axe_violations": result.violation_nodes,
             "phone": PHONE,

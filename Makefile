@@ -1,6 +1,8 @@
 # Everything a contributor or a reader needs, with one virtual environment in
-# .venv built from the pinned constraints.txt. Each target sets up on demand.
-#   make serve   set up if needed, then serve the site at http://127.0.0.1:8000
+# .venv built from the pinned constraints.txt. Each target sets up on demand:
+# make serve installs only what serving needs (the docs extra: no torch, no test
+# tools); every other target installs everything (a stamp per level in .venv).
+#   make serve   set up for serving if needed, then serve the site at http://127.0.0.1:8000
 #   make test    set up if needed, then lint, type-check and run every test
 #   make build   strict static build into site/ (it serves the wheel), wheel and sdist into dist/
 #   make bench   measure speed, accuracy and memory; update benchmarks/results/
@@ -16,26 +18,45 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS := torch,docs,test,dev,conventions
+# make serve: MkDocs and what the pages' blocks and figures run (numpy,
+# matplotlib); torch and the libraries compared with are left out (see serve).
+SERVE_STAMP := $(VENV)/.installed-serve
+SERVE_EXTRAS := docs
 # Installed without dependencies (see the conventions extra in pyproject.toml).
 NO_DEPS := keras-hub
 
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup serve build test lint bench extrapolation archive timing weight screens readme clean lock
+.PHONY: setup setup-serve serve build test lint bench extrapolation archive timing weight screens readme clean lock
 
 setup: $(STAMP)
+setup-serve: $(SERVE_STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+# The virtual environment itself, with the build tools that the editable install needs.
+define VENV_BOOTSTRAP
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "pe needs Python 3.10 or newer; found " + sys.version.split()[0])'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -c constraints.txt pip hatchling editables
+endef
+
+$(STAMP): pyproject.toml constraints.txt
+	$(VENV_BOOTSTRAP)
 	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(EXTRAS)]"
 	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt $(NO_DEPS)
-	touch $(STAMP)
+	touch $(STAMP) $(SERVE_STAMP)
 
-serve: $(STAMP)
-	$(BIN)/python -m mkdocs serve --dev-addr 127.0.0.1:8000
+$(SERVE_STAMP): pyproject.toml constraints.txt
+	$(VENV_BOOTSTRAP)
+	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(SERVE_EXTRAS)]"
+	touch $(SERVE_STAMP)
+
+# PE_SERVE=1: a block or figure that needs torch (or a library the Conventions
+# page compares with) and finds it missing shows a note saying so instead of
+# failing; every other build fails on it. After make test (or make setup) the
+# same .venv has everything and serve shows every output.
+serve: $(SERVE_STAMP)
+	PE_SERVE=1 $(BIN)/python -m mkdocs serve --dev-addr 127.0.0.1:8000
 
 build: $(STAMP)
 	$(BIN)/python -m mkdocs build --strict

@@ -54,9 +54,10 @@ $(SERVE_STAMP): pyproject.toml constraints.txt
 # PE_SERVE=1: a block or figure that needs torch (or a library the Conventions
 # page compares with) and finds it missing shows a note saying so instead of
 # failing; every other build fails on it. After make test (or make setup) the
-# same .venv has everything and serve shows every output.
+# same .venv has everything and serve shows every output. tools/serve.py runs
+# mkdocs serve --dirty: an edited page alone is rebuilt, every page after a code edit.
 serve: $(SERVE_STAMP)
-	PE_SERVE=1 $(BIN)/python -m mkdocs serve --dev-addr 127.0.0.1:8000
+	PE_SERVE=1 $(BIN)/python -m tools.serve --dev-addr 127.0.0.1:8000
 
 build: $(STAMP)
 	$(BIN)/python -m mkdocs build --strict

@@ -121,10 +121,7 @@ def fetch(url: str) -> str:
 def serve_edit(tree: Path, cache: Path) -> tuple[float, str]:
     """Start the server as ``make serve`` does, edit a page, time until it is served."""
     port = free_port()
-    makefile = (tree / "Makefile").read_text()
-    dirty = "--dirty" in makefile.split("\nserve:", 1)[1].split("\n\n", 1)[0]
-    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"]
-    command += ["--dirty"] if dirty else []
+    command = [sys.executable, "-m", "tools.serve", "--dev-addr", f"127.0.0.1:{port}"]
     log_path = tree / "serve.log"
     with log_path.open("w") as log:
         server = subprocess.Popen(

@@ -62,7 +62,7 @@ class Builder:
         autorefs = config.plugins.get("autorefs")
         if autorefs is None:  # the subdued instance mkdocstrings adds, made here to be filled
             autorefs = AutorefsPlugin()
-            autorefs.config = AutorefsConfig()  # type: ignore[assignment]
+            autorefs.config = AutorefsConfig()
             autorefs.scan_toc = False
             config.plugins["autorefs"] = autorefs
         if dirty and not full:
@@ -74,7 +74,7 @@ class Builder:
 
 def main(argv: list[str]) -> None:
     """Run ``mkdocs serve --dirty`` with `argv`, rebuilding in full after a code edit."""
-    mkdocs.commands.serve.build = Builder()  # type: ignore[assignment]
+    mkdocs.commands.serve.build = Builder()  # type: ignore[attr-defined]
     cli(["serve", "--dirty", *argv])
 
 

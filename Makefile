@@ -56,8 +56,9 @@ $(SERVE_STAMP): pyproject.toml constraints.txt
 # failing; every other build fails on it. After make test (or make setup) the
 # same .venv has everything and serve shows every output. tools/serve.py runs
 # mkdocs serve --dirty: an edited page alone is rebuilt, every page after a code edit.
+SERVE_ADDR ?= 127.0.0.1:8000
 serve: $(SERVE_STAMP)
-	PE_SERVE=1 $(BIN)/python -m tools.serve --dev-addr 127.0.0.1:8000
+	PE_SERVE=1 $(BIN)/python -m tools.serve --dev-addr $(SERVE_ADDR)
 
 build: $(STAMP)
 	$(BIN)/python -m mkdocs build --strict

@@ -24,6 +24,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import markdown_exec
@@ -41,6 +42,8 @@ OPTIONAL = {
 }
 
 _MISSING = re.compile(r"No module named '(\w+)")
+_NOT_DRAWN = re.compile(r"figure '(\w+)' has not been built yet")
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 log = logging.getLogger("mkdocs.plugins.sitegen.exec_format")
 
 
@@ -72,13 +75,25 @@ def note(module: str, *, html: bool, text: bool) -> str:
     return f'!!! note "Not computed here"\n\n    {message}\n'
 
 
+def script_needs(script: Path) -> str | None:
+    """Return the missing optional module that figure `script` imports, if any."""
+    source = script.read_text(encoding="utf-8")
+    for module in missing_optional():
+        if re.search(rf"^(?:import|from) {module}\b", source, flags=re.MULTILINE):
+            return module
+    return None
+
+
 def _missing_module(error: BaseException) -> str | None:
-    """Return the optional module whose absence caused `error` (also in a figure script)."""
+    """Return the optional module whose absence caused `error` (also for a figure)."""
     if isinstance(error, ModuleNotFoundError) and error.name:
         root = error.name.split(".")[0]
         return root if root in OPTIONAL else None
     match = _MISSING.search(str(error))
-    return match[1] if match and match[1] in OPTIONAL else None
+    if match and match[1] in OPTIONAL:  # a figure script, drawn on demand, failed
+        return match[1]
+    match = _NOT_DRAWN.search(str(error))  # a figure the build left out (tools/serve.py)
+    return script_needs(SCRIPTS / f"fig_{match[1]}.py") if match else None
 
 
 def run_block(code: str, namespace: dict[str, Any], *, html: bool, text: bool) -> None:

@@ -12,6 +12,12 @@ A dirty rebuild also hands mkdocs-autorefs what the previous build learned
 about where each API entry and heading is, so that the edited page's links to
 the API reference (a page a dirty rebuild does not render) still resolve.
 
+Under ``make serve`` (``PE_SERVE=1``) without torch, the figure scripts that
+import a library ``make serve`` does not install are left out of the build's
+up-front drawing (the MkDocs hook in ``sitegen/hooks.py`` would otherwise
+stop the build); the blocks that show those figures then show a note instead
+(`sitegen.exec_format`).
+
 Usage: ``python -m tools.serve [mkdocs serve options]``.
 """
 
@@ -25,6 +31,8 @@ import mkdocs.commands.serve
 from mkdocs.__main__ import cli
 from mkdocs.commands.build import build
 from mkdocs_autorefs import AutorefsConfig, AutorefsPlugin
+
+from sitegen import exec_format
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the pages run or include; an edit to any of it rebuilds every page.
@@ -47,6 +55,23 @@ def newest_code_change() -> float:
 AUTOREFS_MAPS = ("_primary_url_map", "_secondary_url_map", "_title_map", "_abs_url_map")
 
 
+def skip_unrunnable_figures() -> None:
+    """Under ``PE_SERVE``, leave out the figure scripts that import a missing library.
+
+    MkDocs has just loaded the hooks, which import `sitegen.figures` afresh; its
+    list of scripts is narrowed for this build only.
+    """
+    figures = sys.modules.get("sitegen.figures")
+    if figures is None or not exec_format.serving() or not exec_format.missing_optional():
+        return
+    every = figures.figure_scripts
+
+    def runnable() -> list[Path]:
+        return [script for script in every() if exec_format.script_needs(script) is None]
+
+    figures.figure_scripts = runnable  # type: ignore[attr-defined]
+
+
 class Builder:
     """``build`` for the server: dirty unless the code changed since the last build."""
 
@@ -59,6 +84,7 @@ class Builder:
         newest = newest_code_change()
         full = newest > self.seen
         self.seen = newest
+        skip_unrunnable_figures()
         autorefs = config.plugins.get("autorefs")
         if autorefs is None:  # the subdued instance mkdocstrings adds, made here to be filled
             autorefs = AutorefsPlugin()

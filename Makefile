@@ -11,7 +11,7 @@
 #   make weight  build, then load every page in Chromium and print its weight
 #   make screens build, then check every page at 4 widths x 2 schemes (axe, overflow)
 #   make readme  write the measured figures into README.md's Development section
-#   make lock    re-resolve constraints.txt from pyproject.toml (maintainers)
+#   make lock    re-resolve constraints.txt from pyproject.toml with uv (maintainers)
 
 PYTHON ?= python3
 VENV := .venv
@@ -113,9 +113,15 @@ extrapolation: $(STAMP)
 clean:
 	rm -rf site .cache .pytest_cache .mypy_cache .ruff_cache
 
-# Re-resolve every pin from the loose ranges in pyproject.toml (needs the
-# registries). Older interpreters named in LOCK_ALSO get their own pins where
-# the newest releases no longer support them.
-LOCK_ALSO ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10.*/bin/python3.10))
-lock:
-	$(PYTHON) tools/lock.py $(foreach p,$(LOCK_ALSO),--also $(p))
+# Re-resolve constraints.txt with uv (pinned there, from the lock extra): one
+# universal lock for Python 3.10 and newer on every platform, from the loose
+# ranges in pyproject.toml (every extra), tools/lock.in and tools/lock-no-deps.in.
+# uv keeps the pins already in the file where they still fit; UPGRADE=1 takes
+# the newest versions. Needs the registries.
+lock: $(SERVE_STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt uv
+	mkdir -p .cache && grep -i '^keras-hub==' constraints.txt > .cache/lock-no-deps.txt || true
+	$(BIN)/uv pip compile $(UV_LOCK) --no-deps -o .cache/lock-no-deps.txt tools/lock-no-deps.in
+	$(BIN)/uv pip compile $(UV_LOCK) --all-extras -o constraints.txt pyproject.toml tools/lock.in
+	grep -v '^#' .cache/lock-no-deps.txt >> constraints.txt
+UV_LOCK = --universal --python-version 3.10 --no-annotate --quiet --custom-compile-command "make lock" $(if $(UPGRADE),--upgrade)

@@ -12,6 +12,7 @@
 #   make screens build, then check every page at 4 widths x 2 schemes (axe, overflow)
 #   make readme  write the measured figures into README.md's Development section
 #   make lock    re-resolve constraints.txt from pyproject.toml with uv (maintainers)
+#   make hooks   install the git pre-commit hooks of .pre-commit-config.yaml
 
 PYTHON ?= python3
 VENV := .venv
@@ -28,7 +29,7 @@ NO_DEPS := keras-hub
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup setup-serve serve build test lint bench extrapolation archive timing weight screens readme clean lock
+.PHONY: hooks setup setup-serve serve build test lint bench extrapolation archive timing weight screens readme clean lock
 
 setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
@@ -89,6 +90,11 @@ screens: build
 # too, also when a target is missed: the README then shows the miss).
 readme: $(STAMP)
 	$(BIN)/python tools/readme.py
+
+# ruff, mypy and the fast tests before each commit, from this .venv (offline).
+hooks: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt pre-commit
+	$(BIN)/pre-commit install
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check .

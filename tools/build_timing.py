@@ -163,6 +163,12 @@ def serve_edit(tree: Path, cache: Path) -> tuple[float, str]:
         server.wait(timeout=30)
 
 
+def disk_usage(path: Path) -> int:
+    """Bytes that `path` takes on disk (``du -sb``)."""
+    du = subprocess.run(["du", "-sb", str(path)], capture_output=True, text=True, check=True)
+    return int(du.stdout.split()[0])
+
+
 def fresh_clone_serve(scratch: Path) -> tuple[float, dict[str, object]]:
     """Clone HEAD, run ``make serve`` in the clone, time until its first page answers."""
     clone = scratch / "clone"
@@ -192,12 +198,13 @@ def fresh_clone_serve(scratch: Path) -> tuple[float, dict[str, object]]:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
-    size = subprocess.run(
-        ["du", "-sb", str(clone / ".venv")], capture_output=True, text=True, check=True
-    ).stdout.split()[0]
+    torch = list(Path(sys.prefix).glob("lib/python*/site-packages/torch"))
     detail: dict[str, object] = {
         "install_seconds": installed,
-        "env_bytes": int(size),
+        "env_bytes": disk_usage(clone / ".venv"),
+        # This environment, as make test installs it, for comparison.
+        "full_env_bytes": disk_usage(Path(sys.prefix)),
+        "full_env_torch_bytes": disk_usage(torch[0]) if torch else 0,
         "pip_cache": "the user's (warm after a first run)",
         "torch_installed": any((clone / ".venv").glob("lib/python*/site-packages/torch")),
     }

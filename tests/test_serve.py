@@ -40,13 +40,13 @@ def render(source: str) -> str:
 
 
 @pytest.fixture
-def torch_missing(monkeypatch):
+def torch_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(exec_format, "missing_optional", lambda: ["torch"])
 
 
 def test_under_serve_a_block_needing_torch_shows_the_note_and_nothing_else(
-    torch_missing, monkeypatch
-):
+    torch_missing: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PE_SERVE", "1")
     html = render(f'```python exec="on"\nprint("half an output")\n{MISSING_TORCH}\n```\n')
     assert "Not computed here" in html
@@ -55,14 +55,18 @@ def test_under_serve_a_block_needing_torch_shows_the_note_and_nothing_else(
     assert "Traceback" not in html
 
 
-def test_under_serve_a_block_that_runs_shows_its_output(torch_missing, monkeypatch):
+def test_under_serve_a_block_that_runs_shows_its_output(
+    torch_missing: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PE_SERVE", "1")
     html = render('```python exec="on"\nprint("| a |\\n| - |\\n| 1 |")\n```\n')
     assert re.search(r"<td>1</td>", html)
     assert "Not computed here" not in html
 
 
-def test_under_serve_other_errors_still_fail(torch_missing, monkeypatch, caplog):
+def test_under_serve_other_errors_still_fail(
+    torch_missing: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv("PE_SERVE", "1")
     with caplog.at_level(logging.WARNING):
         html = render('```python exec="on"\nraise ValueError("d_model must be even")\n```\n')
@@ -71,7 +75,9 @@ def test_under_serve_other_errors_still_fail(torch_missing, monkeypatch, caplog)
     assert any("exited with errors" in record.getMessage() for record in caplog.records)
 
 
-def test_without_serve_a_missing_torch_fails_the_block(torch_missing, monkeypatch, caplog):
+def test_without_serve_a_missing_torch_fails_the_block(
+    torch_missing: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.delenv("PE_SERVE", raising=False)
     with caplog.at_level(logging.WARNING):  # a warning: --strict stops the build
         html = render(f'```python exec="on"\n{MISSING_TORCH}\n```\n')
@@ -80,7 +86,9 @@ def test_without_serve_a_missing_torch_fails_the_block(torch_missing, monkeypatc
     assert any("exited with errors" in record.getMessage() for record in caplog.records)
 
 
-def test_a_shown_source_stays_the_reader_s_code(torch_missing, monkeypatch):
+def test_a_shown_source_stays_the_reader_s_code(
+    torch_missing: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PE_SERVE", "1")
     html = render(
         f'```python exec="on" source="above" result="text"\nimport math\n{MISSING_TORCH}\n```\n'
@@ -89,16 +97,18 @@ def test_a_shown_source_stays_the_reader_s_code(torch_missing, monkeypatch):
     assert "make build or make test installs everything" in html  # plain text in a text block
 
 
-def test_a_session_block_after_a_noted_one_shows_the_note_too(torch_missing):
+def test_a_session_block_after_a_noted_one_shows_the_note_too(torch_missing: None) -> None:
     printed: list[str] = []
-    namespace = {"print": lambda *args, **kwargs: printed.append(" ".join(map(str, args)))}
+    namespace: dict[str, object] = {
+        "print": lambda *args, **kwargs: printed.append(" ".join(map(str, args)))
+    }
     exec_format.run_block(MISSING_TORCH, namespace, html=False, text=False)
     exec_format.run_block("show()", namespace, html=False, text=False)  # NameError
     assert len(printed) == 2
     assert all("Not computed here" in text for text in printed)
 
 
-def test_figure_scripts_that_import_torch_are_found(torch_missing):
+def test_figure_scripts_that_import_torch_are_found(torch_missing: None) -> None:
     needs = {
         script.name: exec_format.script_needs(script)
         for script in sorted((ROOT / "scripts").glob("fig_*.py"))
@@ -108,7 +118,9 @@ def test_figure_scripts_that_import_torch_are_found(torch_missing):
     assert needs["fig_wavelengths.py"] is None
 
 
-def test_a_page_edit_rebuilds_dirty_and_a_code_edit_in_full(monkeypatch):
+def test_a_page_edit_rebuilds_dirty_and_a_code_edit_in_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     times = iter([1.0, 1.0, 2.0, 2.0])  # at start, then before each of three builds
     monkeypatch.setattr(serve, "newest_code_change", lambda: next(times))
     calls: list[bool] = []

@@ -270,7 +270,7 @@ def errors_documented(site: Path) -> int:
 
 def verdict(label: str, seconds: float, target: float | None, ok: bool, detail: str) -> list[str]:
     """Print one measurement against its target; return ``[label]`` if it missed."""
-    goal = f"target < {target:.0f} s " if target is not None else ""
+    goal = f"target < {target:g} s " if target is not None else ""
     print(f"{label + ':':32s}{seconds:6.1f} s   {goal}{'ok' if ok else 'MISSED'}; {detail}")
     return [] if ok else [label]
 

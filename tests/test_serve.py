@@ -132,3 +132,14 @@ def test_a_page_edit_rebuilds_dirty_and_a_code_edit_in_full(
     for _ in range(3):
         builder(config, serve_url=None, dirty=True)
     assert calls == [True, False, True]
+
+
+def test_with_everything_installed_serve_runs_blocks_unchanged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("PE_SERVE", "1")
+    monkeypatch.setattr(exec_format, "missing_optional", list)
+    with caplog.at_level(logging.WARNING):
+        html = render(f'```python exec="on"\n{MISSING_TORCH}\n```\n')
+    assert "Not computed here" not in html
+    assert any("exited with errors" in record.getMessage() for record in caplog.records)

@@ -1,6 +1,8 @@
 # Everything a contributor or a reader needs, with one virtual environment in
-# .venv built from the pinned constraints.txt. Each target sets up on demand.
-#   make serve   set up if needed, then serve the site at http://127.0.0.1:8000
+# .venv built from the pinned constraints.txt. Each target sets up on demand:
+# make serve installs only what serving needs (the docs extra: no torch, no test
+# tools); every other target installs everything (a stamp per level in .venv).
+#   make serve   set up for serving if needed, then serve the site at http://127.0.0.1:8000
 #   make test    set up if needed, then lint, type-check and run every test
 #   make build   strict static build into site/ (it serves the wheel), wheel and sdist into dist/
 #   make bench   measure speed, accuracy and memory; update benchmarks/results/
@@ -9,33 +11,55 @@
 #   make weight  build, then load every page in Chromium and print its weight
 #   make screens build, then check every page at 4 widths x 2 schemes (axe, overflow)
 #   make readme  write the measured figures into README.md's Development section
-#   make lock    re-resolve constraints.txt from pyproject.toml (maintainers)
+#   make lock    re-resolve constraints.txt from pyproject.toml with uv (maintainers)
+#   make hooks   install the git pre-commit hooks of .pre-commit-config.yaml
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS := torch,docs,test,dev,conventions
+# make serve: MkDocs and what the pages' blocks and figures run (numpy,
+# matplotlib); torch and the libraries compared with are left out (see serve).
+SERVE_STAMP := $(VENV)/.installed-serve
+SERVE_EXTRAS := docs
 # Installed without dependencies (see the conventions extra in pyproject.toml).
 NO_DEPS := keras-hub
 
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup serve build test lint bench extrapolation archive timing weight screens readme clean lock
+.PHONY: hooks setup setup-serve serve build test lint bench extrapolation archive timing weight screens readme clean lock
 
 setup: $(STAMP)
+setup-serve: $(SERVE_STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+# The virtual environment itself, with the build tools that the editable install needs.
+define VENV_BOOTSTRAP
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "pe needs Python 3.10 or newer; found " + sys.version.split()[0])'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -c constraints.txt pip hatchling editables
+endef
+
+$(STAMP): pyproject.toml constraints.txt
+	$(VENV_BOOTSTRAP)
 	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(EXTRAS)]"
 	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt $(NO_DEPS)
-	touch $(STAMP)
+	touch $(STAMP) $(SERVE_STAMP)
 
-serve: $(STAMP)
-	$(BIN)/python -m mkdocs serve --dev-addr 127.0.0.1:8000
+$(SERVE_STAMP): pyproject.toml constraints.txt
+	$(VENV_BOOTSTRAP)
+	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(SERVE_EXTRAS)]"
+	touch $(SERVE_STAMP)
+
+# PE_SERVE=1: a block or figure that needs torch (or a library the Conventions
+# page compares with) and finds it missing shows a note saying so instead of
+# failing; every other build fails on it. After make test (or make setup) the
+# same .venv has everything and serve shows every output. tools/serve.py runs
+# mkdocs serve --dirty: an edited page alone is rebuilt, every page after a code edit.
+SERVE_ADDR ?= 127.0.0.1:8000
+serve: $(SERVE_STAMP)
+	PE_SERVE=1 $(BIN)/python -m tools.serve --dev-addr $(SERVE_ADDR)
 
 build: $(STAMP)
 	$(BIN)/python -m mkdocs build --strict
@@ -67,6 +91,11 @@ screens: build
 readme: $(STAMP)
 	$(BIN)/python -m tools.readme
 
+# ruff, mypy and the fast tests before each commit, from this .venv (offline).
+hooks: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt pre-commit
+	$(BIN)/pre-commit install
+
 lint: $(STAMP)
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m ruff format --check .
@@ -90,9 +119,15 @@ extrapolation: $(STAMP)
 clean:
 	rm -rf site .cache .pytest_cache .mypy_cache .ruff_cache
 
-# Re-resolve every pin from the loose ranges in pyproject.toml (needs the
-# registries). Older interpreters named in LOCK_ALSO get their own pins where
-# the newest releases no longer support them.
-LOCK_ALSO ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10.*/bin/python3.10))
-lock:
-	$(PYTHON) -m tools.lock $(foreach p,$(LOCK_ALSO),--also $(p))
+# Re-resolve constraints.txt with uv (pinned there, from the lock extra): one
+# universal lock for Python 3.10 and newer on every platform, from the loose
+# ranges in pyproject.toml (every extra), tools/lock.in and tools/lock-no-deps.in.
+# uv keeps the pins already in the file where they still fit; UPGRADE=1 takes
+# the newest versions. Needs the registries.
+lock: $(SERVE_STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt uv
+	mkdir -p .cache && grep -i '^keras-hub==' constraints.txt > .cache/lock-no-deps.txt || true
+	$(BIN)/uv pip compile $(UV_LOCK) --no-deps -o .cache/lock-no-deps.txt tools/lock-no-deps.in
+	$(BIN)/uv pip compile $(UV_LOCK) --all-extras -o constraints.txt pyproject.toml tools/lock.in
+	grep -v '^#' .cache/lock-no-deps.txt >> constraints.txt
+UV_LOCK = --universal --python-version 3.10 --no-annotate --quiet --custom-compile-command "make lock" $(if $(UPGRADE),--upgrade)

@@ -453,11 +453,13 @@ def sinusoidal(
     if is_integer(positions):  # a length: positions 0 .. L-1, no array needed
         request = range(check_length(positions, name="positions (a length)"))
         shape = (len(request),)
+        check_size((*shape, d_model), name="the table")
     else:
         array = check_positions(positions)
         shape = array.shape
+        # Before flattening: a broadcast view of a huge shape would be copied.
+        check_size((*shape, d_model), name="the table")
         request = as_run(array.reshape(-1))
-    check_size((*shape, d_model), name="the table")
     return encode(request, shape, d_model, base, dtype)
 
 

@@ -293,3 +293,10 @@ def test_each_argument_is_checked_once_on_its_way_down(monkeypatch):
     module(torch.zeros(2, 5, 4), offset=3)
     module(torch.zeros(2, 5, 4), positions=torch.tensor([0, 4, 1, 2, 9]))
     assert calls == []
+
+
+def test_a_huge_broadcast_request_is_refused_before_it_is_copied() -> None:
+    # Zero-stride positions of 2**31 entries: flattening would copy 16 GB first.
+    positions = np.broadcast_to(np.int64(7), (2**20, 2**11))
+    with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
+        sinusoidal(positions, 2)

@@ -275,17 +275,19 @@ def _sinusoidal(
         request = _as_run(_check_position_tensor(positions).reshape(-1).to(target))
         return _encode(request, shape, d_model, base, dtype, target)
     target = torch.device(device) if device is not None else torch.get_default_device()
-    if is_integer(positions):  # a length: positions 0 .. L-1
-        shape = (check_length(positions, name="positions (a length)"),)
-        request = range(shape[0])
-    else:
-        array = check_positions(positions)
-        shape = array.shape
-        run = _table.as_run(array.reshape(-1))
-        request = run if isinstance(run, range) else torch.from_numpy(run).to(target)
+    array = None if is_integer(positions) else check_positions(positions)
+    shape = (
+        (check_length(positions, name="positions (a length)"),) if array is None else array.shape
+    )
     if target.type == "meta":
         return torch.empty((*shape, d_model), dtype=dtype, device=target)
+    # Before flattening: a broadcast view of a huge shape would be copied.
     check_size((*shape, d_model), name="the table")
+    if array is None:
+        request = range(shape[0])
+    else:
+        run = _table.as_run(array.reshape(-1))
+        request = run if isinstance(run, range) else torch.from_numpy(run).to(target)
     return _encode(request, shape, d_model, base, dtype, target)
 
 

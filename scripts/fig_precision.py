@@ -17,7 +17,7 @@ from pe._table import FLOAT32_BOUND
 
 D_MODEL = 512
 LAST = 2**24 - 1
-BOUND_TEXT = f"{FLOAT32_BOUND:.0e}".replace("e-0", "e-")  # 3e-7
+BOUND_TEXT = f"{FLOAT32_BOUND:.0e}".replace("e-0", "e-")  # no leading 0 in the exponent
 
 
 def draw(theme: Theme) -> Figure:

@@ -4,12 +4,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from pe._table import FLOAT32_BOUND
 from sitegen.markdown import number, table
 from sitegen.results import result as _result
 
 
 def _milliseconds(seconds: float) -> str:
     return f"{seconds * 1e3:.3f}"
+
+
+def _tex_power(value: float, digits: int) -> str:
+    r"""`value` as TeX, ``2.4 \times 10^{-7}``, with `digits` digits after the point."""
+    mantissa, exponent = f"{value:.{digits}e}".split("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+
+
+def bound_sentence() -> str:
+    r"""State the float32 error bound: four roundings, and `FLOAT32_BOUND` that the tests check.
+
+    Examples
+    --------
+    >>> print(bound_sentence())  # doctest: +ELLIPSIS
+    That is \(4u \approx 2.4 \times 10^{-7}\); rounded up, \(3 \times 10^{-7}\) is the bound...
+    """
+    four_roundings = 4 * 2.0**-24
+    return (
+        rf"That is \(4u \approx {_tex_power(four_roundings, 1)}\); rounded up, "
+        rf"\({_tex_power(FLOAT32_BOUND, 0)}\) is the bound `pe` states and the tests check "
+        r"against float64 and mpmath at positions up to \(2^{24}\), at many start offsets."
+    )
 
 
 def speed_benchmark() -> str:

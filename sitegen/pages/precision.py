@@ -6,6 +6,7 @@ import numpy as np
 
 from pe._table import FLOAT32_BOUND
 from sitegen.markdown import number, table
+from sitegen.results import provenance as _provenance
 from sitegen.results import result as _result
 
 
@@ -79,7 +80,7 @@ def benchmark_provenance() -> str:
         else (f"GPU rows from {data['cuda'][0]['device']}")
     )
     return (
-        f"Measured on {data['date']} with `{data['command']}`: {machine['cpu']}, "
+        f"Measured on {data['date']} with {_provenance('table')}: {machine['cpu']}, "
         f"{machine['threads_used']} threads for torch, Python {data['python']}, numpy "
         f"{versions['numpy']}, torch {versions['torch']}; best of {data['repeats']} runs after "
         f"a warm-up call, every method in the same run; {cuda}. `pe` keeps a small cache of "

@@ -57,8 +57,7 @@ __all__ = ["BLOCK", "FLOAT32_BOUND", "PrecisionWarning", "sinusoidal"]
 #: Largest error of a float32 table against the exact values, at any position
 #: ``|p| < 2**24``: four float32 roundings of a product of unit complex numbers
 #: (``4 * 2**-24``, derived on the "Precision and speed" page), rounded up. Every
-#: test, benchmark, figure and page that checks, draws or states the bound imports
-#: it here; tests/test_table.py checks that the docstrings here state this value.
+#: test, benchmark, figure and page imports it; test_table checks the docstrings.
 FLOAT32_BOUND = 3e-7
 
 #: Positions per block in the exact method: ``p = h + l`` with ``h`` a multiple

@@ -65,9 +65,9 @@ def provenance(name: Name) -> str:
     Examples
     --------
     >>> provenance("table")
-    '`python -m benchmarks.table` (run by `make bench`)'
+    '`python -m benchmarks.table` (`make bench`)'
     """
-    return f"`{COMMAND[name]}` (run by `make {MAKE[name]}`)"
+    return f"`{COMMAND[name]}` (`make {MAKE[name]}`)"
 
 
 def path(name: Name) -> Path:

@@ -1,7 +1,8 @@
 """Speed, accuracy and memory of `pe`'s table against the code people copy.
 
 Run with ``make bench`` (or ``python -m benchmarks.table``). Every reference is
-written out here, in numpy and in torch, and timed in the same run:
+written out once, in numpy and in torch, in `benchmarks.recipes`, and timed in
+the same run:
 
 (a) the common float32 formulation: float32 angles, a table of zeros, strided
     writes of sin and cos (the PyTorch-tutorial recipe);
@@ -23,7 +24,6 @@ if a target is missed.
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import sys
 import time
@@ -39,6 +39,19 @@ import torch
 import pe
 import pe.nn.functional
 from benchmarks._common import best_of, environment, write
+from benchmarks.recipes import (
+    BASE,
+    float64_fairseq,
+    float64_interleaved,
+    np_common_float32,
+    np_fairseq_concat,
+    np_fill,
+    np_float64_cast,
+    torch_common_float32,
+    torch_fairseq_concat,
+    torch_fill,
+    torch_float64_cast,
+)
 from pe._table import FLOAT32_BOUND
 
 THREADS = 2
@@ -58,115 +71,10 @@ FILL = {
     "numpy": "np.empty((L, d), np.float32).fill(0.5)",
     "torch": "torch.empty(L, d).fill_(0.5)",
 }
-BASE = 10000.0
 ERROR_STARTS = (0, 100, 10_000, 1_000_000, 10_000_000, 2**24 - 256)
 ERROR_WINDOW = 256
 ERROR_D = 512
 BOUND = FLOAT32_BOUND
-
-
-# ----------------------------------------------------------------- numpy references
-def _np_positions(positions: int | np.ndarray) -> np.ndarray:
-    return np.arange(positions) if isinstance(positions, int) else positions
-
-
-def _torch_positions(positions: int | torch.Tensor) -> torch.Tensor:
-    return torch.arange(positions) if isinstance(positions, int) else positions
-
-
-def np_common_float32(positions: int | np.ndarray, d_model: int) -> np.ndarray:
-    positions = _np_positions(positions)
-    position = positions.astype(np.float32)[:, None]
-    div_term = np.exp(
-        np.arange(0, d_model, 2, dtype=np.float32) * np.float32(-math.log(BASE) / d_model)
-    )
-    table = np.zeros((positions.size, d_model), dtype=np.float32)
-    table[:, 0::2] = np.sin(position * div_term)
-    table[:, 1::2] = np.cos(position * div_term)
-    return table
-
-
-def np_float64_cast(positions: int | np.ndarray, d_model: int) -> np.ndarray:
-    positions = _np_positions(positions)
-    angles = positions.astype(np.float64)[:, None] * BASE ** (-np.arange(0, d_model, 2) / d_model)
-    table = np.empty((positions.size, d_model), dtype=np.float32)
-    table[:, 0::2] = np.sin(angles)
-    table[:, 1::2] = np.cos(angles)
-    return table
-
-
-def np_fairseq_concat(positions: int | np.ndarray, d_model: int) -> np.ndarray:
-    positions = _np_positions(positions)
-    half = d_model // 2
-    rate = np.exp(np.arange(half, dtype=np.float32) * np.float32(-math.log(BASE) / (half - 1)))
-    angles = positions.astype(np.float32)[:, None] * rate[None, :]
-    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
-
-
-def np_fill(positions: int | np.ndarray, d_model: int) -> np.ndarray:
-    positions = _np_positions(positions)
-    table = np.empty((positions.size, d_model), dtype=np.float32)
-    table.fill(0.5)
-    return table
-
-
-# ----------------------------------------------------------------- torch references
-def torch_common_float32(positions: int | torch.Tensor, d_model: int) -> torch.Tensor:
-    if isinstance(positions, int):  # exactly as the tutorial builds its table
-        position = torch.arange(0, positions, dtype=torch.float32).unsqueeze(1)
-    else:
-        position = positions.to(torch.float32).unsqueeze(1)
-    div_term = torch.exp(
-        torch.arange(0, d_model, 2, dtype=torch.float32, device=position.device)
-        * (-math.log(BASE) / d_model)
-    )
-    table = torch.zeros(position.shape[0], d_model, device=position.device)
-    table[:, 0::2] = torch.sin(position * div_term)
-    table[:, 1::2] = torch.cos(position * div_term)
-    return table
-
-
-def torch_float64_cast(positions: int | torch.Tensor, d_model: int) -> torch.Tensor:
-    positions = _torch_positions(positions)
-    exponent = torch.arange(0, d_model, 2, dtype=torch.float64, device=positions.device) / d_model
-    angles = positions.to(torch.float64).unsqueeze(1) * BASE**-exponent
-    table = torch.empty(positions.numel(), d_model, device=positions.device)
-    table[:, 0::2] = torch.sin(angles)
-    table[:, 1::2] = torch.cos(angles)
-    return table
-
-
-def torch_fairseq_concat(positions: int | torch.Tensor, d_model: int) -> torch.Tensor:
-    positions = _torch_positions(positions)
-    half = d_model // 2
-    rate = torch.exp(
-        torch.arange(half, dtype=torch.float32, device=positions.device)
-        * (-math.log(BASE) / (half - 1))
-    )
-    angles = positions.to(torch.float32).unsqueeze(1) * rate.unsqueeze(0)
-    return torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)
-
-
-def torch_fill(positions: int | torch.Tensor, d_model: int) -> torch.Tensor:
-    positions = _torch_positions(positions)
-    return torch.empty(positions.numel(), d_model, device=positions.device).fill_(0.5)
-
-
-# ----------------------------------------------------------------- exact references
-def float64_interleaved(positions: np.ndarray, d_model: int) -> np.ndarray:
-    """The paper's table in float64, written independently of `pe`."""
-    angles = positions.astype(np.float64)[:, None] * BASE ** (-np.arange(0, d_model, 2) / d_model)
-    table = np.empty((positions.size, d_model))
-    table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
-    return table
-
-
-def float64_fairseq(positions: np.ndarray, d_model: int) -> np.ndarray:
-    half = d_model // 2
-    angles = positions.astype(np.float64)[:, None] * np.exp(
-        np.arange(half) * (-math.log(BASE) / (half - 1))
-    )
-    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
 
 
 NUMPY = {

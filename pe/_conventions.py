@@ -150,6 +150,10 @@ class Convention:
         [1.0, 0.0464, 0.0022, 0.0001]
         """
         self._check_width(d_model)
+        return self._frequencies(d_model)
+
+    def _frequencies(self, d_model: int) -> NDArray[np.float64]:
+        """`frequencies` for a checked width."""
         # The angle at position 1 is the frequency, whether the library multiplies
         # by a rate or divides by a divisor.
         one = np.ones(1, dtype=np.int64)
@@ -285,7 +289,7 @@ class Convention:
         """
         self._check_width(d_model)
         layout = self._columns(d_model)
-        rates = self.frequencies(d_model) if layout.kind.min(initial=2) < 2 else np.zeros(1)
+        rates = self._frequencies(d_model) if layout.kind.min(initial=2) < 2 else np.zeros(1)
         names = ("sin", "cos", "zero")
         return [
             (names[kind], 0.0 if kind == 2 else float(rates[index]))

@@ -9,15 +9,22 @@ encoding, and positions beyond a training length behave like those inside it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._rotation import rotation_matrix
+from pe._rotation import _matrix
 from pe._similarity import similarity
-from pe._table import sinusoidal
-from pe._validation import check_base, check_d_model, check_length, check_positions
+from pe._table import as_run, encode
+from pe._validation import (
+    check_base,
+    check_d_model,
+    check_length,
+    check_positions,
+    check_size,
+    is_integer,
+)
 
 __all__ = [
     "Extrapolation",
@@ -28,6 +35,23 @@ __all__ = [
     "uniqueness",
     "value_range",
 ]
+
+
+def _positions(positions: Any, d_model: int) -> NDArray[np.int64]:
+    """Check `positions` as `pe.sinusoidal` does: a length or integer positions."""
+    if is_integer(positions):  # check the size before building the positions
+        length = check_length(positions, name="positions (a length)")
+        check_size((length, d_model), name="the table")
+        return np.arange(length)
+    return check_positions(positions)
+
+
+def _table(positions: NDArray[np.int64], d_model: int, base: float) -> NDArray[np.float64]:
+    """Return the float64 table of checked arguments (the core of `pe.sinusoidal`)."""
+    check_size((*positions.shape, d_model), name="the table")
+    flat = as_run(positions.reshape(-1))
+    table = encode(flat, positions.shape, d_model, base, np.dtype(np.float64))
+    return cast("NDArray[np.float64]", table)
 
 
 @dataclass(frozen=True)
@@ -114,7 +138,8 @@ def value_range(positions: Any, d_model: int, *, base: float = 10000.0) -> tuple
     >>> -1 <= low < -0.99 and 0.99 < high <= 1
     True
     """
-    table = sinusoidal(positions, d_model, base=base, dtype=np.float64)
+    d_model, base = check_d_model(d_model), check_base(base)
+    table = _table(_positions(positions, d_model), d_model, base)
     return float(table.min()), float(table.max())
 
 
@@ -151,9 +176,10 @@ def norm_deviation(positions: Any, d_model: int, *, base: float = 10000.0) -> fl
     >>> pe.analysis.norm_deviation(10_000, d_model=512) < 1e-12
     True
     """
-    table = sinusoidal(positions, d_model, base=base, dtype=np.float64)
+    d_model, base = check_d_model(d_model), check_base(base)
+    table = _table(_positions(positions, d_model), d_model, base)
     squared = np.einsum("...j,...j->...", table, table)
-    return float(np.abs(squared - check_d_model(d_model) / 2).max(initial=0.0))
+    return float(np.abs(squared - d_model / 2).max(initial=0.0))
 
 
 def rotation_error(positions: Any, offsets: Any, d_model: int, *, base: float = 10000.0) -> float:
@@ -193,13 +219,14 @@ def rotation_error(positions: Any, offsets: Any, d_model: int, *, base: float = 
     >>> pe.analysis.rotation_error(1000, offsets=[1, 7, 100, -50], d_model=64) < 1e-12
     True
     """
-    starts = check_positions(positions).reshape(-1)
+    d_model, base = check_d_model(d_model), check_base(base)
+    starts = _positions(positions, d_model).reshape(-1)
     shifts = check_positions(offsets, name="offsets").reshape(-1)
-    table = sinusoidal(starts, d_model, base=base, dtype=np.float64)
+    table = _table(starts, d_model, base)
     worst = 0.0
     for shift in shifts:
-        rotated = table @ rotation_matrix(int(shift), d_model, base=base).T
-        target = sinusoidal(starts + shift, d_model, base=base, dtype=np.float64)
+        rotated = table @ _matrix(int(shift), d_model, base).T
+        target = _table(check_positions(starts + shift, name="p + offset"), d_model, base)
         worst = max(worst, float(np.abs(rotated - target).max(initial=0.0)))
     return worst
 
@@ -295,12 +322,11 @@ def extrapolation(
     d_model = check_d_model(d_model)
     base = check_base(base)
     offsets = np.arange(-window, window + 1)
-    inside = sinusoidal(np.arange(train_length), d_model, base=base, dtype=np.float64)
-    new_positions = np.arange(train_length, test_length)
-    outside = sinusoidal(new_positions, d_model, base=base, dtype=np.float64)
+    inside = _table(np.arange(train_length), d_model, base)
+    outside = _table(np.arange(train_length, test_length), d_model, base)
 
     def profile(table: NDArray[Any], start: int) -> NDArray[Any]:
-        shifted = sinusoidal(start + offsets, d_model, base=base, dtype=np.float64)
+        shifted = _table(start + offsets, d_model, base)
         dots: NDArray[Any] = shifted @ table[0]
         return dots
 

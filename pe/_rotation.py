@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._frequencies import frequencies
+from pe._frequencies import cached_frequencies
 from pe._validation import check_base, check_d_model, check_offset
 
 __all__ = ["rotation_blocks", "rotation_matrix"]
@@ -66,8 +66,12 @@ def rotation_blocks(offset: int, d_model: int, *, base: float = 10000.0) -> NDAr
     >>> bool(np.allclose(pe.rotation_blocks(3, 2)[0] @ table[4], table[7]))
     True
     """
-    offset = check_offset(offset)
-    omega = frequencies(check_d_model(d_model), check_base(base))
+    return _blocks(check_offset(offset), check_d_model(d_model), check_base(base))
+
+
+def _blocks(offset: int, d_model: int, base: float) -> NDArray[np.float64]:
+    """`rotation_blocks` for checked arguments."""
+    omega = cached_frequencies(d_model, base)
     theta = offset * omega
     cos, sin = np.cos(theta), np.sin(theta)
     blocks = np.empty((omega.size, 2, 2))
@@ -113,7 +117,12 @@ def rotation_matrix(offset: int, d_model: int, *, base: float = 10000.0) -> NDAr
     >>> float(np.abs(table[5:] - table[:-5] @ M.T).max()) < 1e-14
     True
     """
-    blocks = rotation_blocks(offset, d_model, base=base)
+    return _matrix(check_offset(offset), check_d_model(d_model), check_base(base))
+
+
+def _matrix(offset: int, d_model: int, base: float) -> NDArray[np.float64]:
+    """`rotation_matrix` for checked arguments."""
+    blocks = _blocks(offset, d_model, base)
     half = blocks.shape[0]
     matrix = np.zeros((2 * half, 2 * half))
     pairs = np.arange(half)

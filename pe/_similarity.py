@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._frequencies import frequencies
+from pe._frequencies import cached_frequencies
 from pe._validation import (
     check_base,
     check_d_model,
@@ -112,7 +112,7 @@ def similarity(
     if measure not in ("dot", "cosine", "distance"):
         raise ValueError(f"measure must be 'dot', 'cosine' or 'distance'; got {measure!r}")
     d_model = check_d_model(d_model)
-    omega = frequencies(d_model, check_base(base))
+    omega = cached_frequencies(d_model, check_base(base))
     theta = _offsets(p, q)[..., np.newaxis] * omega
     result: NDArray[np.float64]
     if measure == "distance":
@@ -157,7 +157,7 @@ def pair_distance(offsets: Any, d_model: int, *, base: float = 10000.0) -> NDArr
     array([0.0177, 1.617 , 0.4365, 0.044 ])
     """
     k = _as_positions(offsets, "offsets").astype(np.float64)
-    omega = frequencies(check_d_model(d_model), check_base(base))
+    omega = cached_frequencies(check_d_model(d_model), check_base(base))
     result: NDArray[np.float64] = 2.0 * np.abs(np.sin(k[..., np.newaxis] * omega / 2.0))
     return result
 
@@ -213,7 +213,7 @@ def closest_return(
         raise TypeError(f"max_offset must be an integer >= 1; got {max_offset!r}")
     if max_offset < 1:
         raise ValueError(f"max_offset must be an integer >= 1; got {max_offset}")
-    omega = frequencies(d_model, check_base(base))[pair]
+    omega = cached_frequencies(d_model, check_base(base))[pair]
     offsets = np.arange(1, int(max_offset) + 1, dtype=np.float64)
     gaps = 2.0 * np.abs(np.sin(offsets * omega / 2.0))
     best = int(np.argmin(gaps))

@@ -56,8 +56,8 @@ __all__ = ["BLOCK", "FLOAT32_BOUND", "PrecisionWarning", "sinusoidal"]
 
 #: Largest error of a float32 table against the exact values, at any position
 #: ``|p| < 2**24``: four float32 roundings of a product of unit complex numbers
-#: (about 2.4e-7, derived on the "Precision and speed" page), rounded up. Every
-#: test, benchmark and figure that checks or draws the bound imports it here.
+#: (``4 * 2**-24``, derived on the "Precision and speed" page), rounded up. Every
+#: test, benchmark, figure and page imports it; test_table checks the docstrings.
 FLOAT32_BOUND = 3e-7
 
 #: Positions per block in the exact method: ``p = h + l`` with ``h`` a multiple

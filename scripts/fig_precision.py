@@ -1,8 +1,10 @@
-"""Error of the float32 table against float64, position by position: common code vs pe."""
+"""Error of the float32 table against float64, position by position: common code vs pe.
+
+The common recipe and the float64 reference are the benchmark's own
+(`benchmarks.recipes`), so the figure and the page's error table measure one code.
+"""
 
 from __future__ import annotations
-
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -10,36 +12,18 @@ from _figstyle import Theme, save_variants
 from matplotlib.figure import Figure
 
 import pe
+from benchmarks.recipes import float64_interleaved, np_common_float32
 from pe._table import FLOAT32_BOUND
 
 D_MODEL = 512
-BASE = 10000.0
 LAST = 2**24 - 1
-BOUND_TEXT = f"{FLOAT32_BOUND:.0e}".replace("e-0", "e-")  # 3e-7
-
-
-def common_float32(positions: np.ndarray) -> np.ndarray:
-    """The widespread recipe: float32 angles, then sin and cos."""
-    div_term = np.exp(
-        np.arange(0, D_MODEL, 2, dtype=np.float32) * np.float32(-math.log(BASE) / D_MODEL)
-    )
-    angles = positions.astype(np.float32)[:, None] * div_term
-    table = np.empty((positions.size, D_MODEL), np.float32)
-    table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
-    return table
-
-
-def exact(positions: np.ndarray) -> np.ndarray:
-    angles = positions.astype(np.float64)[:, None] * BASE ** (-np.arange(0, D_MODEL, 2) / D_MODEL)
-    table = np.empty((positions.size, D_MODEL))
-    table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
-    return table
+BOUND_TEXT = f"{FLOAT32_BOUND:.0e}".replace("e-0", "e-")  # no leading 0 in the exponent
 
 
 def draw(theme: Theme) -> Figure:
     positions = np.unique(np.geomspace(1, LAST, 400).astype(np.int64))
-    reference = exact(positions)
-    common = np.abs(common_float32(positions) - reference).max(axis=1)
+    reference = float64_interleaved(positions, D_MODEL)
+    common = np.abs(np_common_float32(positions, D_MODEL) - reference).max(axis=1)
     ours = np.abs(pe.sinusoidal(positions, D_MODEL) - reference).max(axis=1)
     spacing = np.spacing(positions.astype(np.float32)).astype(np.float64) / 2
     figure, axes = plt.subplots(figsize=(7.2, 4.0), layout="constrained")

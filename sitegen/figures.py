@@ -1,10 +1,13 @@
 """Run the figure scripts in ``scripts/``, caching their output by content hash.
 
 Every ``scripts/fig_<name>.py`` is run as ``python scripts/fig_<name>.py OUTDIR``
-and must write ``<name>-light.svg`` and ``<name>-dark.svg`` (or ``.png``) into
-OUTDIR. Its output is kept under ``.cache/figures/<script>/<key>/`` (see
+from the repository root, which is importable (a script may import the
+benchmark's reference recipes, ``benchmarks.recipes``), and must write
+``<name>-light.svg`` and ``<name>-dark.svg`` (or ``.png``) into OUTDIR. Its
+output is kept under ``.cache/figures/<script>/<key>/`` (see
 `sitegen.cache`), where the key hashes the script, the committed results it
-reads, the shared style module, every ``pe`` source file and the versions of
+reads, the ``benchmarks`` modules it imports, the shared style module, every
+``pe`` source file and the versions of
 Python, numpy and matplotlib: an unchanged script is never run twice, and
 editing one script re-runs only that script.
 """
@@ -66,17 +69,23 @@ def shared_key() -> str:
 
 
 _DATA = re.compile(r"benchmarks/results/[\w-]+\.json")
+_MODULE = re.compile(r"^(?:from|import) (benchmarks(?:\.\w+)+)", re.MULTILINE)
 
 
 def script_key(script: Path, shared: str) -> str:
-    """Cache key of one script's output: the script, its data files, the shared key.
+    """Cache key of one script's output: the script, its data files and modules, the shared key.
 
     A script that reads a committed result names it as a literal path
     (``benchmarks/results/<name>.json``); that file is part of its key, so
-    re-measuring re-draws exactly the figures that show the measurement.
+    re-measuring re-draws exactly the figures that show the measurement. So is
+    each ``benchmarks`` module it imports (``from benchmarks.recipes import``):
+    editing a recipe re-draws the figures that draw it.
     """
-    data = sorted({ROOT / match for match in _DATA.findall(script.read_text(encoding="utf-8"))})
-    return cache.digest([script, *[path for path in data if path.is_file()]], extra=shared)[:20]
+    text = script.read_text(encoding="utf-8")
+    data = {ROOT / match for match in _DATA.findall(text)}
+    data |= {ROOT / (module.replace(".", "/") + ".py") for module in _MODULE.findall(text)}
+    inputs = sorted(path for path in data if path.is_file())
+    return cache.digest([script, *inputs], extra=shared)[:20]
 
 
 def _outputs(name: str, directory: Path) -> dict[str, Path]:
@@ -100,7 +109,10 @@ def _run(script: Path, target: Path) -> None:
     """Run one script into a fresh directory, then move it to `target`."""
     name = figure_name(script)
     scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=target.parent))
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0")
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = dict(
+        os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0", PYTHONPATH=path
+    )
     result = subprocess.run(
         [sys.executable, str(script), str(scratch)],
         cwd=ROOT,

@@ -43,6 +43,33 @@ MAKE: dict[Name, str] = {
 }
 
 
+#: The command that writes each record, as its ``make`` target runs it (from the
+#: repository root). The pages print this, not the ``command`` a record holds:
+#: that is the command line of the run, which an older layout of the repository
+#: may have spelled differently. tests/test_docs.py checks each is in the Makefile.
+COMMAND: dict[Name, str] = {
+    "extrapolation": "python -m benchmarks.extrapolation",
+    "modes": "python -m benchmarks.modes",
+    "reader": "python -m pytest",
+    "rope": "python -m benchmarks.rope",
+    "screens": "python -m tools.screens site --record",
+    "table": "python -m benchmarks.table",
+    "timing": "python -m tools.build_timing",
+    "weight": "python -m tools.page_weight site --record",
+}
+
+
+def provenance(name: Name) -> str:
+    """Markdown naming the command that writes record `name` and its ``make`` target.
+
+    Examples
+    --------
+    >>> provenance("table")
+    '`python -m benchmarks.table` (`make bench`)'
+    """
+    return f"`{COMMAND[name]}` (`make {MAKE[name]}`)"
+
+
 def path(name: Name) -> Path:
     """Return where record `name` is committed."""
     return RESULTS / f"{name}.json"

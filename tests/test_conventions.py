@@ -188,7 +188,7 @@ def test_recipes_read_their_own_base(name: str, base: float) -> None:
         want = np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(5, d_model)
     else:
         want = np.concatenate([np.sin(angles), np.cos(angles)], axis=-1)
-    np.testing.assert_allclose(changed.table(5, d_model, emulate=False), want, atol=3e-7)
+    np.testing.assert_allclose(changed.table(5, d_model, emulate=False), want, atol=FLOAT32_BOUND)
 
 
 def test_conventions_carry_their_name_into_width_errors() -> None:

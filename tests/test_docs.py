@@ -136,3 +136,15 @@ def test_readme_figures_match_the_recorded_results() -> None:
     text = (ROOT / "README.md").read_text()
     assert readme.updated(text) == text, "README.md's figures are stale: run make readme"
     assert "| target | measured | command |" in readme.render()
+
+
+def test_the_printed_commands_are_the_makefile_s() -> None:
+    """Each record's command, as the pages print it, is what its make target runs."""
+    from sitegen import results
+
+    makefile = (ROOT / "Makefile").read_text()
+    recipes = dict(re.findall(r"(?m)^([\w-]+):[^\n]*\n((?:\t[^\n]*\n?)*)", makefile))
+    for name, command in results.COMMAND.items():
+        target = results.MAKE[name]
+        line = re.compile(r"(?m)^\t" + re.escape("$(BIN)/" + command) + r"(?:;|$)")
+        assert line.search(recipes.get(target, "")), f"make {target} does not run {command}"

@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 import pytest
 from reference import float64_table
@@ -56,3 +58,56 @@ def test_extrapolation_errors() -> None:
         pe.analysis.extrapolation(100, 100, 8)
     with pytest.raises(TypeError, match="test_length"):
         pe.analysis.extrapolation(10, 20.0, 8)  # type: ignore[arg-type]  # wrong on purpose
+
+
+def test_each_argument_is_checked_once_on_its_way_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The analysis helpers check d_model and base at their edge and call the unchecked
+    # cores of the table, the rotation and the frequencies: count the checks in every
+    # module on the way down.
+    import pe._conventions
+    import pe._frequencies
+    import pe._properties
+    import pe._rotation
+    import pe._similarity
+    import pe._table
+
+    calls: list[str] = []
+    modules = (pe._properties, pe._rotation, pe._similarity, pe._table, pe._frequencies)
+    for module in modules:
+        for name in ("check_d_model", "check_base"):
+            if hasattr(module, name):
+                original = getattr(module, name)
+
+                def counted(
+                    *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
+                ) -> Any:
+                    calls.append(_name)
+                    return _original(*args, **kwargs)
+
+                monkeypatch.setattr(module, name, counted)
+    for call in (
+        lambda: pe.analysis.value_range(10, 8),
+        lambda: pe.analysis.norm_deviation(np.arange(3, 9), 8),
+        lambda: pe.analysis.rotation_error(10, [1, -2, 5], 8),
+        lambda: pe.analysis.extrapolation(10, 30, 8),
+        lambda: pe.analysis.uniqueness(10, 8),
+        lambda: pe.analysis.similarity(0, [1, 2], 8),
+        lambda: pe.analysis.pair_distance([1, 2], 8),
+        lambda: pe.analysis.closest_return(1, 8, max_offset=20),
+        lambda: pe.rotation_blocks(3, 8),
+        lambda: pe.rotation_matrix(3, 8),
+    ):
+        calls.clear()
+        call()
+        assert sorted(calls) == ["check_base", "check_d_model"]
+    widths: list[int] = []
+    fairseq = pe.conventions["fairseq"]
+    original_width = type(fairseq)._check_width
+
+    def width(self: Any, d_model: int) -> None:
+        widths.append(d_model)
+        original_width(self, d_model)
+
+    monkeypatch.setattr(type(fairseq), "_check_width", width)
+    fairseq.columns(8)
+    assert widths == [8]

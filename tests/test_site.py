@@ -161,6 +161,25 @@ def test_figure_cache_reruns_only_the_edited_script(
     assert set(report.outputs) == expected
 
 
+def test_figure_key_follows_the_benchmark_modules_a_script_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fig_precision.py draws benchmarks.recipes' common recipe: editing the recipe
+    # must re-draw the figure, and only the figures that import it.
+    (tmp_path / "benchmarks").mkdir()
+    recipes = tmp_path / "benchmarks" / "recipes.py"
+    recipes.write_text("VALUE = 1\n")
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    write_script(scripts, "uses", "from benchmarks.recipes import VALUE\n")
+    write_script(scripts, "plain", "import numpy\n")
+    monkeypatch.setattr(figures, "ROOT", tmp_path)
+    keys = {name: figures.script_key(scripts / f"fig_{name}.py", "") for name in ("uses", "plain")}
+    recipes.write_text("VALUE = 2\n")
+    assert figures.script_key(scripts / "fig_uses.py", "") != keys["uses"]
+    assert figures.script_key(scripts / "fig_plain.py", "") == keys["plain"]
+
+
 def test_table_cache_recomputes_when_an_input_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -176,3 +176,15 @@ def test_factor_caches_are_bounded_by_bytes():
     for width in range(2048, 2048 + 2 * 40, 2):  # 40 tables of 2 MiB: the oldest go
         _table.step_factors(1, _frequencies.cached_frequencies(width, 10000.0))
     assert _table._step_table.bytes <= _table.CACHE_BYTES
+
+
+def test_docstrings_state_the_bound_that_is_checked() -> None:
+    # The module's and the function's docstrings state the float32 bound in words;
+    # FLOAT32_BOUND is the value every test checks: they must agree.
+    import pe._table
+
+    stated = re.compile(r"(?:within|below) (\d(?:\.\d+)?e-\d+)")
+    for doc in (pe._table.__doc__, pe._table.sinusoidal.__doc__):
+        values = stated.findall(doc or "")
+        assert values, "the bound is no longer stated"
+        assert {float(value) for value in values} == {FLOAT32_BOUND}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sitegen.cache import cached_markdown
 from sitegen.markdown import table
+from sitegen.results import provenance as _provenance
 from sitegen.results import result as _result
 
 
@@ -68,8 +69,8 @@ def extrapolation_results() -> str:
         f"d_model = {model['d_model']}. Training: {training['steps']} steps of "
         f"{training['batch']} sequences of {train} tokens, {training['optimiser']} at "
         f"{training['learning_rate']}, the same data and seed for every method; evaluated on "
-        f"{data['eval_sequences']} fresh sequences per length. Run by `{data['command']}` on "
-        f"{data['date']} ({data['machine']['cpu']}, "
+        f"{data['eval_sequences']} fresh sequences per length. Run by "
+        f"{_provenance('extrapolation')} on {data['date']} ({data['machine']['cpu']}, "
         f"{threads} thread{'' if threads == 1 else 's'}, "
         f"torch {data['versions']['torch']}) in {data['total_seconds']:.0f} s."
     )

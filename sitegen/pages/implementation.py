@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitegen.markdown import table
+from sitegen.results import provenance as _provenance
 from sitegen.results import result as _result
 
 
@@ -58,7 +59,7 @@ def modes_benchmark() -> str:
         f"interval ({data['bootstrap']:,} resamples). Measured on {machine['cpu']} with "
         f"{threads} thread{'' if threads == 1 else 's'} (a CPU, so nothing here measures GPU "
         f"memory or speed), torch {data['versions']['torch']}, on {data['date']}, by "
-        f"`{data['command']}`."
+        f"{_provenance('modes')}."
     )
     verdict = []
     if separated:

@@ -4,12 +4,36 @@ from __future__ import annotations
 
 import numpy as np
 
+from pe._table import FLOAT32_BOUND
 from sitegen.markdown import number, table
+from sitegen.results import provenance as _provenance
 from sitegen.results import result as _result
 
 
 def _milliseconds(seconds: float) -> str:
     return f"{seconds * 1e3:.3f}"
+
+
+def _tex_power(value: float, digits: int) -> str:
+    r"""`value` as TeX, ``2.4 \times 10^{-7}``, with `digits` digits after the point."""
+    mantissa, exponent = f"{value:.{digits}e}".split("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+
+
+def bound_sentence() -> str:
+    r"""State the float32 error bound: four roundings, and `FLOAT32_BOUND` that the tests check.
+
+    Examples
+    --------
+    >>> print(bound_sentence())  # doctest: +ELLIPSIS
+    That is \(4u \approx 2.4 \times 10^{-7}\); rounded up, \(3 \times 10^{-7}\) is the bound...
+    """
+    four_roundings = 4 * 2.0**-24
+    return (
+        rf"That is \(4u \approx {_tex_power(four_roundings, 1)}\); rounded up, "
+        rf"\({_tex_power(FLOAT32_BOUND, 0)}\) is the bound `pe` states and the tests check "
+        r"against float64 and mpmath at positions up to \(2^{24}\), at many start offsets."
+    )
 
 
 def speed_benchmark() -> str:
@@ -56,7 +80,7 @@ def benchmark_provenance() -> str:
         else (f"GPU rows from {data['cuda'][0]['device']}")
     )
     return (
-        f"Measured on {data['date']} with `{data['command']}`: {machine['cpu']}, "
+        f"Measured on {data['date']} with {_provenance('table')}: {machine['cpu']}, "
         f"{machine['threads_used']} threads for torch, Python {data['python']}, numpy "
         f"{versions['numpy']}, torch {versions['torch']}; best of {data['repeats']} runs after "
         f"a warm-up call, every method in the same run; {cuda}. `pe` keeps a small cache of "

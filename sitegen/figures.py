@@ -105,18 +105,27 @@ def _complete(name: str, directory: Path) -> bool:
     return len(images) == len(VARIANTS) and (directory / f"{name}-alt.txt").is_file()
 
 
+def script_environment() -> dict[str, str]:
+    """The environment a figure script runs in: fixed seeds and dates, the repository importable.
+
+    A script runs as ``python scripts/fig_<name>.py OUT`` from the repository root;
+    the root on ``PYTHONPATH`` lets it import the reference recipes it draws
+    (``benchmarks.recipes``).
+    """
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return dict(
+        os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0", PYTHONPATH=path
+    )
+
+
 def _run(script: Path, target: Path) -> None:
     """Run one script into a fresh directory, then move it to `target`."""
     name = figure_name(script)
     scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=target.parent))
-    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    env = dict(
-        os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0", SOURCE_DATE_EPOCH="0", PYTHONPATH=path
-    )
     result = subprocess.run(
         [sys.executable, str(script), str(scratch)],
         cwd=ROOT,
-        env=env,
+        env=script_environment(),
         capture_output=True,
         text=True,
         check=False,

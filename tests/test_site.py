@@ -276,11 +276,10 @@ def test_figure_scripts_are_reproducible(site: SiteBuild, tmp_path: Path) -> Non
     def rerun(script: Path) -> Path:
         out = tmp_path / script.stem
         out.mkdir()
-        env = dict(__import__("os").environ, MPLBACKEND="Agg")
         subprocess.run(
             [sys.executable, str(script), str(out)],
             cwd=ROOT,
-            env=env,
+            env=figures.script_environment(),
             check=True,
             capture_output=True,
         )

@@ -106,7 +106,7 @@ def _complete(name: str, directory: Path) -> bool:
 
 
 def script_environment() -> dict[str, str]:
-    """The environment a figure script runs in: fixed seeds and dates, the repository importable.
+    """Return the environment a figure script runs in: fixed seeds and dates, repo importable.
 
     A script runs as ``python scripts/fig_<name>.py OUT`` from the repository root;
     the root on ``PYTHONPATH`` lets it import the reference recipes it draws

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+_SETTLED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 COMPRESSED = {".html", ".js", ".css", ".svg", ".json", ".xml", ".txt", ".map"}
 LIMIT = 1.5 * 2**20
 
@@ -59,6 +60,10 @@ def page_weights(browser: Any, base: str, site: Path) -> list[PageWeight]:
     for path in site_pages(site):
         page = context.new_page()
         fetched: set[str] = set()
+        pending: set[Any] = set()
+        page.on("request", lambda request, busy=pending: busy.add(request))
+        page.on("requestfailed", lambda request, busy=pending: busy.discard(request))
+        page.on("requestfinished", lambda request, busy=pending: busy.discard(request))
         page.on("requestfinished", lambda request, seen=fetched: seen.add(request.url))
         page.goto(base + path.lstrip("/"), wait_until="load")
         height = page.evaluate("document.body.scrollHeight")
@@ -67,7 +72,13 @@ def page_weights(browser: Any, base: str, site: Path) -> list[PageWeight]:
         for y in range(0, int(height) + 900, 1800):
             page.evaluate(f"window.scrollTo(0, {y})")
             page.wait_for_timeout(20)
-        page.wait_for_load_state("networkidle")
+        # Then wait until nothing is in flight (what "networkidle" waits for, without
+        # its fixed half second per page), for at most five seconds.
+        for _ in range(500):
+            page.evaluate(_SETTLED)
+            if not pending:
+                break
+            page.wait_for_timeout(10)
         local = [url for url in fetched if url.startswith(base)]
         sizes = [_sizes(site, url, base) for url in local]
         results.append(

@@ -342,7 +342,7 @@ def best_of_processes(framework: str) -> list[dict[str, Any]]:
     references included, its fast mode.
     """
     runs = [in_fresh_process(time_framework, framework) for _ in range(PROCESSES)]
-    best = runs[0]
+    best: list[dict[str, Any]] = runs[0]
     for run in runs[1:]:
         for row, other in zip(best, run, strict=True):
             for name, value in other["seconds"].items():

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# A definition that can enclose a snippet section (it has a name and a body).
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
 def load(name: str) -> dict[str, Any]:
@@ -75,9 +77,9 @@ def _indent(row: str) -> int:
     return len(row) - len(row.lstrip())
 
 
-def _enclosing_definition(tree: ast.Module, line: int) -> tuple[ast.AST, str] | None:
+def _enclosing_definition(tree: ast.Module, line: int) -> tuple[_Definition, str] | None:
     """Find the innermost function or class around 1-based `line`, with its dotted name."""
-    found: tuple[ast.AST, str] | None = None
+    found: tuple[_Definition, str] | None = None
 
     def visit(node: ast.AST, prefix: str) -> None:
         nonlocal found

@@ -31,7 +31,8 @@ def _interleave(angles_sin: np.ndarray, angles_cos: np.ndarray) -> np.ndarray:
 
 def paper(position: float, d_model: int) -> np.ndarray:
     """Encode one position with the paper's formula, in float64, from `pe`."""
-    return pe.sinusoidal(np.array([position]), d_model, dtype=np.float64)[0]
+    row: np.ndarray = pe.sinusoidal(np.array([position]), d_model, dtype=np.float64)[0]
+    return row
 
 
 def exponent_per_dimension(position: float, d_model: int) -> np.ndarray:
@@ -60,7 +61,8 @@ def counted_from_one(position: float, d_model: int) -> np.ndarray:
 
 def base_100(position: float, d_model: int) -> np.ndarray:
     """Use the paper's layout with base 100 instead of 10000."""
-    return pe.sinusoidal(np.array([position]), d_model, base=100.0, dtype=np.float64)[0]
+    row: np.ndarray = pe.sinusoidal(np.array([position]), d_model, base=100.0, dtype=np.float64)[0]
+    return row
 
 
 #: The formulas tried against the notebook's numbers, in the order the page shows them.
@@ -198,7 +200,8 @@ def attention(tokens: np.ndarray, seed: int = 0) -> np.ndarray:
     scores -= scores.max(axis=1, keepdims=True)
     weights = np.exp(scores)
     weights /= weights.sum(axis=1, keepdims=True)
-    return weights @ (tokens @ w_v)
+    mixed: np.ndarray = weights @ (tokens @ w_v)
+    return mixed
 
 
 def equivariance_checks(length: int = 6, d_model: int = 16, seed: int = 1) -> dict[str, float]:

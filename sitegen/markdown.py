@@ -15,7 +15,7 @@ def number(value: Any, digits: int = 4) -> str:
     Zero is shown as ``0``; negative zero as ``0`` too (a table reader cannot
     use the sign of a zero).
     """
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+    if not isinstance(value, bool) and isinstance(value, numbers.Integral):
         return str(int(value))
     x = float(value)
     if math.isnan(x) or math.isinf(x):
@@ -110,7 +110,7 @@ def table(
     def cell(value: Any, column: int = 0) -> str:
         if isinstance(value, str):
             return value
-        if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        if not isinstance(value, bool) and isinstance(value, numbers.Number):
             style = styles[column] if styles else None
             return style(value) if style is not None else number(value, digits)
         if isinstance(value, numbers.Number):

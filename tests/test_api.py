@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -23,7 +24,7 @@ MODULES = {
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_all_is_sorted_and_complete(name):
+def test_all_is_sorted_and_complete(name: str) -> None:
     module = MODULES[name]
     assert module.__all__ == sorted(module.__all__)
     public = {
@@ -35,7 +36,7 @@ def test_all_is_sorted_and_complete(name):
 
 
 @pytest.mark.parametrize(("module", "name"), [(m, n) for m in MODULES for n in MODULES[m].__all__])
-def test_every_public_callable_has_a_doctest(module, name):
+def test_every_public_callable_has_a_doctest(module: str, name: str) -> None:
     obj = getattr(MODULES[module], name)
     if not (inspect.isfunction(obj) or inspect.isclass(obj)):
         return  # constants and type aliases
@@ -45,23 +46,23 @@ def test_every_public_callable_has_a_doctest(module, name):
 
 
 @pytest.mark.parametrize(("module", "name"), [(m, n) for m in MODULES for n in MODULES[m].__all__])
-def test_every_public_name_is_in_the_api_reference(module, name):
+def test_every_public_name_is_in_the_api_reference(module: str, name: str) -> None:
     reference = (ROOT / "docs" / "reference.md").read_text()
     assert re.search(rf"^::: {re.escape(module)}\.{re.escape(name)}$", reference, re.M)
 
 
-def test_import_pe_does_not_import_torch():
+def test_import_pe_does_not_import_torch() -> None:
     code = "import sys, pe; pe.sinusoidal(4, 8); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
-def test_version_is_a_string():
+def test_version_is_a_string() -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+", pe.__version__)
 
 
-def test_each_public_name_has_one_home():
-    homes = {}
+def test_each_public_name_has_one_home() -> None:
+    homes: dict[int, list[str]] = {}
     for module_name, module in MODULES.items():
         for name in module.__all__:
             homes.setdefault(id(getattr(module, name)), []).append(f"{module_name}.{name}")
@@ -69,7 +70,7 @@ def test_each_public_name_has_one_home():
     assert shared == []
 
 
-def test_the_namespaces_are_documented_modules():
+def test_the_namespaces_are_documented_modules() -> None:
     for module in (pe.analysis, pe.nn.functional):
         assert ">>>" in (module.__doc__ or "")
 
@@ -90,7 +91,9 @@ MOVED = (
 
 
 @pytest.mark.parametrize(("module", "old", "new", "home", "name"), MOVED)
-def test_old_names_warn_and_name_their_replacement(module, old, new, home, name):
+def test_old_names_warn_and_name_their_replacement(
+    module: str, old: str, new: str, home: ModuleType | None, name: str | None
+) -> None:
     with pytest.warns(
         DeprecationWarning,
         match=rf"{re.escape(module)}\.{old} is deprecated .*"
@@ -98,12 +101,13 @@ def test_old_names_warn_and_name_their_replacement(module, old, new, home, name)
     ):
         obj = getattr(MODULES[module], old)
     if home is not None:
+        assert name is not None  # a new home always names the new attribute
         assert obj is getattr(home, name)
     assert old not in MODULES[module].__all__
     assert old not in vars(MODULES[module])  # served by __getattr__ only
 
 
-def test_an_unknown_name_is_still_an_attribute_error():
+def test_an_unknown_name_is_still_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="module 'pe' has no attribute 'nonsense'"):
         pe.nonsense  # noqa: B018
     with pytest.raises(AttributeError, match=r"module 'pe\.nn' has no attribute 'nonsense'"):

@@ -1,4 +1,5 @@
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,8 +12,14 @@ from pe.nn import SinusoidalPositionalEncoding
 from pe.nn.functional import sinusoidal
 
 
+def table_of(module: SinusoidalPositionalEncoding) -> torch.Tensor:
+    """The module's table buffer, which a module built with a max_len always has."""
+    assert module.table is not None
+    return module.table
+
+
 @pytest.mark.parametrize("start", [0, 100, 2**24 - 600, -77])
-def test_torch_table_matches_reference(start):
+def test_torch_table_matches_reference(start: int) -> None:
     positions = np.arange(start, start + 600)
     got = sinusoidal(torch.from_numpy(positions), 256)
     assert got.dtype == torch.float32
@@ -21,14 +28,14 @@ def test_torch_table_matches_reference(start):
     )
 
 
-def test_torch_table_agrees_with_numpy_core_to_one_rounding():
+def test_torch_table_agrees_with_numpy_core_to_one_rounding() -> None:
     a = sinusoidal(3000, 128).numpy()
     b = pe.sinusoidal(3000, 128)
     assert np.abs(a - b).max() <= np.finfo(np.float32).eps
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
-def test_torch_table_dtypes(dtype):
+def test_torch_table_dtypes(dtype: torch.dtype) -> None:
     got = sinusoidal(500, 32, dtype=dtype)
     assert got.dtype == dtype
     reference = torch.from_numpy(float64_table(np.arange(500), 32))
@@ -36,21 +43,21 @@ def test_torch_table_dtypes(dtype):
     assert torch.abs(got.double() - reference).max() <= tolerance
 
 
-def test_torch_scattered_positions_and_shapes():
+def test_torch_scattered_positions_and_shapes() -> None:
     positions = torch.tensor([[3, 1000, -4], [0, 2**21, 3]])
     got = sinusoidal(positions, 16, dtype=torch.float64)
     assert got.shape == (2, 3, 16)
     np.testing.assert_allclose(got.numpy(), float64_table(positions.numpy(), 16), atol=1e-11)
 
 
-def test_module_adds_the_encoding():
+def test_module_adds_the_encoding() -> None:
     module = SinusoidalPositionalEncoding(d_model=32, max_len=64)
     x = torch.randn(3, 20, 32)
     expected = x + torch.from_numpy(float64_table(np.arange(20), 32)).float()
     torch.testing.assert_close(module(x), expected, atol=1e-6, rtol=0)
 
 
-def test_module_offset_for_incremental_decoding():
+def test_module_offset_for_incremental_decoding() -> None:
     module = SinusoidalPositionalEncoding(d_model=16, max_len=64)
     x = torch.zeros(2, 5, 16)
     torch.testing.assert_close(
@@ -58,7 +65,7 @@ def test_module_offset_for_incremental_decoding():
     )
 
 
-def test_sequence_first_layout():
+def test_sequence_first_layout() -> None:
     module = SinusoidalPositionalEncoding(d_model=8, max_len=32, batch_first=False)
     x = torch.zeros(6, 4, 8)  # (seq, batch, d)
     out = module(x)
@@ -68,14 +75,14 @@ def test_sequence_first_layout():
         torch.testing.assert_close(out[:, b], expected)
 
 
-def test_unbatched_input():
+def test_unbatched_input() -> None:
     module = SinusoidalPositionalEncoding(d_model=8, max_len=32)
     torch.testing.assert_close(
         module(torch.zeros(5, 8)), torch.from_numpy(float64_table(np.arange(5), 8)).float()
     )
 
 
-def test_explicit_positions_per_sample():
+def test_explicit_positions_per_sample() -> None:
     module = SinusoidalPositionalEncoding(d_model=8, max_len=32)
     positions = torch.tensor([[0, 1, 2], [5, 6, 7]])
     out = module(torch.zeros(2, 3, 8), positions=positions)
@@ -85,30 +92,30 @@ def test_explicit_positions_per_sample():
     torch.testing.assert_close(on_the_fly(torch.zeros(2, 3, 8), positions=positions), out)
 
 
-def test_table_is_a_non_persistent_float32_buffer():
+def test_table_is_a_non_persistent_float32_buffer() -> None:
     module = SinusoidalPositionalEncoding(d_model=8, max_len=16)
     assert "table" in dict(module.named_buffers())
     assert module.state_dict() == {}
     assert list(module.parameters()) == []
     for cast in (torch.float16, torch.bfloat16, torch.float64):
-        assert module.to(cast).table.dtype == torch.float32
-    assert module.half().table.dtype == torch.float32
+        assert table_of(module.to(cast)).dtype == torch.float32
+    assert table_of(module.half()).dtype == torch.float32
 
 
-def test_half_module_output_has_input_dtype_and_exact_rounding():
+def test_half_module_output_has_input_dtype_and_exact_rounding() -> None:
     module = SinusoidalPositionalEncoding(d_model=64, max_len=2048).to(torch.bfloat16)
     x = torch.zeros(1, 2048, 64, dtype=torch.bfloat16)
     out = module(x)
     assert out.dtype == torch.bfloat16
     # One rounding, from the float32 table straight to bfloat16 ...
-    assert torch.equal(out[0], module.table.to(torch.bfloat16))
+    assert torch.equal(out[0], table_of(module).to(torch.bfloat16))
     # ... which leaves every value within half a bfloat16 step of the exact one.
     exact = torch.from_numpy(float64_table(np.arange(2048), 64))
     half_step = 2.0**-8 * exact.abs()  # bfloat16 keeps 8 significant bits
     assert ((out[0].double() - exact).abs() <= half_step + FLOAT32_BOUND).all()
 
 
-def test_too_long_sequence_raises_naming_both_lengths():
+def test_too_long_sequence_raises_naming_both_lengths() -> None:
     module = SinusoidalPositionalEncoding(d_model=8, max_len=16)
     with pytest.raises(ValueError, match=r"length 20.*max_len=16"):
         module(torch.zeros(1, 20, 8))
@@ -116,7 +123,7 @@ def test_too_long_sequence_raises_naming_both_lengths():
         module(torch.zeros(1, 10, 8), offset=10)
 
 
-def test_on_the_fly_matches_the_table_exactly():
+def test_on_the_fly_matches_the_table_exactly() -> None:
     x = torch.randn(2, 300, 48)
     table_mode = SinusoidalPositionalEncoding(d_model=48, max_len=1024)
     fly_mode = SinusoidalPositionalEncoding(d_model=48, max_len=None)
@@ -126,7 +133,7 @@ def test_on_the_fly_matches_the_table_exactly():
     assert fly_mode(torch.zeros(1, 5000, 48)).shape == (1, 5000, 48)
 
 
-def test_dropout_is_applied_in_training_only():
+def test_dropout_is_applied_in_training_only() -> None:
     module = SinusoidalPositionalEncoding(d_model=16, max_len=32, dropout=0.5)
     x = torch.ones(4, 8, 16)
     torch.manual_seed(0)
@@ -135,10 +142,10 @@ def test_dropout_is_applied_in_training_only():
     torch.testing.assert_close(module.eval()(x), SinusoidalPositionalEncoding(16, 32)(x))
 
 
-def test_meta_device_and_cast_keep_shapes():
+def test_meta_device_and_cast_keep_shapes() -> None:
     module = SinusoidalPositionalEncoding(d_model=8, max_len=16).to("meta")
-    assert module.table.device.type == "meta"
-    assert module.table.dtype == torch.float32
+    assert table_of(module).device.type == "meta"
+    assert table_of(module).dtype == torch.float32
 
 
 @pytest.mark.parametrize(
@@ -154,12 +161,14 @@ def test_meta_device_and_cast_keep_shapes():
         ({"d_model": 8, "batch_first": 1}, TypeError, "batch_first.*1"),
     ],
 )
-def test_module_constructor_errors(kwargs, error, pattern):
+def test_module_constructor_errors(
+    kwargs: dict[str, Any], error: type[Exception], pattern: str
+) -> None:
     with pytest.raises(error, match=pattern):
         SinusoidalPositionalEncoding(**kwargs)
 
 
-def test_forward_errors():
+def test_forward_errors() -> None:
     module = SinusoidalPositionalEncoding(d_model=8, max_len=16)
     with pytest.raises(ValueError, match=r"d_model=8; got shape \(2, 3, 6\)"):
         module(torch.zeros(2, 3, 6))
@@ -175,9 +184,9 @@ def test_forward_errors():
         module(torch.zeros(1, 3, 8), offset=1.5)
 
 
-def test_torch_function_errors():
+def test_torch_function_errors() -> None:
     with pytest.raises(TypeError, match="dtype must be torch"):
-        sinusoidal(4, 8, dtype=np.float32)
+        sinusoidal(4, 8, dtype=np.float32)  # type: ignore[arg-type]  # the bad call under test
     with pytest.raises(TypeError, match="positions must be an integer tensor"):
         sinusoidal(torch.zeros(3), 8)
     with pytest.raises(ValueError, match="d_model"):
@@ -185,12 +194,12 @@ def test_torch_function_errors():
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_half_precision_collisions_warn(dtype):
+def test_half_precision_collisions_warn(dtype: torch.dtype) -> None:
     with pytest.warns(pe.PrecisionWarning, match=r"positions \d+ and \d+ get identical"):
         sinusoidal(1000, 2, dtype=dtype)
 
 
-def test_half_precision_without_collisions_is_silent():
+def test_half_precision_without_collisions_is_silent() -> None:
     import warnings
 
     with warnings.catch_warnings():
@@ -198,26 +207,26 @@ def test_half_precision_without_collisions_is_silent():
         sinusoidal(4096, 64, dtype=torch.bfloat16)
 
 
-def test_to_empty_from_meta_rebuilds_the_table():
+def test_to_empty_from_meta_rebuilds_the_table() -> None:
     module = SinusoidalPositionalEncoding(64, max_len=32).to("meta").to_empty(device="cpu")
-    assert module.table.device.type == "cpu"
+    assert table_of(module).device.type == "cpu"
     np.testing.assert_allclose(
-        module.table.numpy(), float64_table(np.arange(32), 64), atol=FLOAT32_BOUND, rtol=0
+        table_of(module).numpy(), float64_table(np.arange(32), 64), atol=FLOAT32_BOUND, rtol=0
     )
 
 
-def test_built_under_the_meta_device_holds_a_meta_table():
+def test_built_under_the_meta_device_holds_a_meta_table() -> None:
     with torch.device("meta"):
         module = SinusoidalPositionalEncoding(64, max_len=32)
-        assert module.table.device.type == "meta"
+        assert table_of(module).device.type == "meta"
         assert module(torch.zeros(2, 5, 64)).device.type == "meta"
         assert module(torch.zeros(2, 5, 64, dtype=torch.float16)).dtype == torch.float16
         assert sinusoidal(7, 16).shape == (7, 16)
-    assert module.to_empty(device="cpu").table.device.type == "cpu"
+    assert table_of(module.to_empty(device="cpu")).device.type == "cpu"
     torch.testing.assert_close(module.table, SinusoidalPositionalEncoding(64, max_len=32).table)
 
 
-def test_meta_positions_compute_only_the_shape():
+def test_meta_positions_compute_only_the_shape() -> None:
     # what RotaryEmbedding does with meta queries: no value is read (no .item())
     positions = torch.arange(10, device="meta").reshape(2, 5)
     for dtype in (torch.float32, torch.float16, torch.float64):
@@ -227,7 +236,7 @@ def test_meta_positions_compute_only_the_shape():
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("max_len", [1000, None])
-def test_module_warns_where_the_function_warns(dtype, max_len):
+def test_module_warns_where_the_function_warns(dtype: torch.dtype, max_len: int | None) -> None:
     # d_model = 2: rows 0..999 collide after rounding (the function warns too)
     module = SinusoidalPositionalEncoding(2, max_len=max_len)
     x = torch.zeros(1, 1000, 2, dtype=dtype)
@@ -235,9 +244,9 @@ def test_module_warns_where_the_function_warns(dtype, max_len):
         sinusoidal(1000, 2, dtype=dtype)
     with pytest.warns(pe.PrecisionWarning, match=r"positions \d+ and \d+ get identical") as record:
         module(x)
-    first, second = map(
-        int, re.search(r"positions (\d+) and (\d+)", str(record[0].message)).groups()
-    )
+    found = re.search(r"positions (\d+) and (\d+)", str(record[0].message))
+    assert found is not None
+    first, second = map(int, found.groups())
     assert first != second
     assert torch.equal(
         sinusoidal(torch.tensor([first]), 2).to(dtype),
@@ -247,7 +256,7 @@ def test_module_warns_where_the_function_warns(dtype, max_len):
         module(x[:, :4], positions=torch.tensor([first, second, 0, 1]))
 
 
-def test_module_in_half_precision_without_collisions_is_silent():
+def test_module_in_half_precision_without_collisions_is_silent() -> None:
     import warnings
 
     module = SinusoidalPositionalEncoding(64, max_len=4096)
@@ -262,7 +271,7 @@ def test_module_in_half_precision_without_collisions_is_silent():
         tiny(torch.zeros(1, 3, 2, dtype=torch.float16))
 
 
-def test_each_argument_is_checked_once_on_its_way_down(monkeypatch):
+def test_each_argument_is_checked_once_on_its_way_down(monkeypatch: pytest.MonkeyPatch) -> None:
     # Public functions check their arguments and call private cores, which do not check
     # again: count the calls of the d_model and base checks in both modules.
     import pe._table
@@ -273,7 +282,9 @@ def test_each_argument_is_checked_once_on_its_way_down(monkeypatch):
         for name in ("check_d_model", "check_base"):
             original = getattr(module, name)
 
-            def counted(*args, _original=original, _name=name, **kwargs):
+            def counted(
+                *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
+            ) -> Any:
                 calls.append(_name)
                 return _original(*args, **kwargs)
 
@@ -288,10 +299,10 @@ def test_each_argument_is_checked_once_on_its_way_down(monkeypatch):
         calls.clear()
         build()
         assert sorted(calls) == ["check_base", "check_d_model"]
-    module = SinusoidalPositionalEncoding(4, max_len=None)
+    encoding = SinusoidalPositionalEncoding(4, max_len=None)
     calls.clear()
-    module(torch.zeros(2, 5, 4), offset=3)
-    module(torch.zeros(2, 5, 4), positions=torch.tensor([0, 4, 1, 2, 9]))
+    encoding(torch.zeros(2, 5, 4), offset=3)
+    encoding(torch.zeros(2, 5, 4), positions=torch.tensor([0, 4, 1, 2, 9]))
     assert calls == []
 
 

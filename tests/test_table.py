@@ -11,7 +11,7 @@ from pe._table import FLOAT32_BOUND
 
 @pytest.mark.parametrize("d_model", [2, 4, 6, 64, 130, 512])
 @pytest.mark.parametrize("length", [0, 1, 7, 256, 257, 1000])
-def test_float64_table_matches_the_formula(length, d_model):
+def test_float64_table_matches_the_formula(length: int, d_model: int) -> None:
     got = pe.sinusoidal(length, d_model, dtype=np.float64)
     assert got.shape == (length, d_model)
     assert got.dtype == np.float64
@@ -19,7 +19,7 @@ def test_float64_table_matches_the_formula(length, d_model):
 
 
 @pytest.mark.parametrize("start", [0, 1, 255, 256, 1000, 65_530, 2**20 + 3, 2**24 - 700, -300])
-def test_float32_error_is_bounded_at_any_start(start):
+def test_float32_error_is_bounded_at_any_start(start: int) -> None:
     positions = np.arange(start, start + 600)
     got = pe.sinusoidal(positions, 512)
     assert got.dtype == np.float32
@@ -27,7 +27,7 @@ def test_float32_error_is_bounded_at_any_start(start):
     assert error <= FLOAT32_BOUND
 
 
-def test_float32_error_near_two_to_the_24_against_mpmath():
+def test_float32_error_near_two_to_the_24_against_mpmath() -> None:
     d_model = 64
     positions = np.array([2**24 - 1, 2**24 - 2, 12_345_678, 9_999_999])
     got = pe.sinusoidal(positions, d_model)
@@ -37,7 +37,7 @@ def test_float32_error_near_two_to_the_24_against_mpmath():
             assert abs(float(got[row, column]) - exact) <= FLOAT32_BOUND, (position, column)
 
 
-def test_small_table_against_mpmath():
+def test_small_table_against_mpmath() -> None:
     # A float64 frequency is itself rounded, so the angle p * omega carries an
     # error of about p * omega * eps; allow a few of those.
     eps = np.finfo(np.float64).eps
@@ -49,7 +49,7 @@ def test_small_table_against_mpmath():
             assert abs(got[row, column] - mp_value(position, column, 8)) <= tolerance
 
 
-def test_known_values():
+def test_known_values() -> None:
     table = pe.sinusoidal(2, 4, dtype=np.float64)
     np.testing.assert_array_equal(table[0], [0.0, 1.0, 0.0, 1.0])
     assert table[1, 0] == pytest.approx(np.sin(1.0), abs=1e-16)
@@ -57,47 +57,47 @@ def test_known_values():
     assert table[1, 2] == pytest.approx(np.sin(0.01), abs=1e-16)
 
 
-def test_rows_do_not_depend_on_the_request():
+def test_rows_do_not_depend_on_the_request() -> None:
     full = pe.sinusoidal(5000, 96)
     np.testing.assert_array_equal(pe.sinusoidal(np.arange(1000, 1016), 96), full[1000:1016])
     scattered = np.array([4999, 3, 3, 700, 0, 256, 255])
     np.testing.assert_array_equal(pe.sinusoidal(scattered, 96), full[scattered])
 
 
-def test_scattered_positions_of_any_shape():
+def test_scattered_positions_of_any_shape() -> None:
     positions = np.array([[5, 1, 70000], [-9, 0, 4]])
     got = pe.sinusoidal(positions, 10, dtype=np.float64)
     assert got.shape == (2, 3, 10)
     np.testing.assert_allclose(got, float64_table(positions, 10), rtol=0, atol=1e-11)
 
 
-def test_many_scattered_positions_use_chunks():
+def test_many_scattered_positions_use_chunks() -> None:
     rng = np.random.default_rng(0)
     positions = rng.integers(-(2**22), 2**22, size=10_000)
     got = pe.sinusoidal(positions, 32)
     assert np.abs(got - float64_table(positions, 32)).max() <= FLOAT32_BOUND
 
 
-def test_positions_accept_lists_and_unsigned_integers():
+def test_positions_accept_lists_and_unsigned_integers() -> None:
     np.testing.assert_array_equal(pe.sinusoidal([0, 1, 2], 4), pe.sinusoidal(3, 4))
     unsigned = np.arange(3, dtype=np.uint16)
     np.testing.assert_array_equal(pe.sinusoidal(unsigned, 4), pe.sinusoidal(3, 4))
     assert pe.sinusoidal([], 4).shape == (0, 4)
 
 
-def test_base_changes_the_frequencies():
+def test_base_changes_the_frequencies() -> None:
     got = pe.sinusoidal(10, 4, base=100.0, dtype=np.float64)
     np.testing.assert_allclose(got, float64_table(np.arange(10), 4, base=100.0), atol=1e-15)
 
 
-def test_values_are_bounded_and_pairs_have_unit_norm():
+def test_values_are_bounded_and_pairs_have_unit_norm() -> None:
     table = pe.sinusoidal(np.arange(-5000, 5000, 7), 64, dtype=np.float64)
     assert np.abs(table).max() <= 1.0
     pair_norms = table[:, 0::2] ** 2 + table[:, 1::2] ** 2
     np.testing.assert_allclose(pair_norms, 1.0, atol=1e-15)
 
 
-def test_float16_output_is_rounded_once_from_float32():
+def test_float16_output_is_rounded_once_from_float32() -> None:
     got = pe.sinusoidal(3000, 64, dtype=np.float16)
     assert got.dtype == np.float16
     reference = float64_table(np.arange(3000), 64)
@@ -106,7 +106,7 @@ def test_float16_output_is_rounded_once_from_float32():
     assert np.abs(got.astype(np.float64) - reference).max() <= 2.0**-12 + FLOAT32_BOUND
 
 
-def test_float16_warns_when_positions_collide():
+def test_float16_warns_when_positions_collide() -> None:
     # d_model = 2 keeps one pair; positions 2 and 712 differ by 710, which is
     # 113 turns of 2*pi plus 6e-5, below float16's resolution near these values.
     rounded = float64_table(np.arange(1000), 2).astype(np.float16)
@@ -115,7 +115,7 @@ def test_float16_warns_when_positions_collide():
         pe.sinusoidal(1000, 2, dtype=np.float16)
 
 
-def test_float16_warning_names_a_real_collision():
+def test_float16_warning_names_a_real_collision() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = pe.sinusoidal(1000, 2, dtype=np.float16)
@@ -126,13 +126,13 @@ def test_float16_warning_names_a_real_collision():
     np.testing.assert_array_equal(table[first], table[second])
 
 
-def test_float16_without_collisions_is_silent():
+def test_float16_without_collisions_is_silent() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pe.sinusoidal(4096, 64, dtype=np.float16)
 
 
-def test_no_temporary_larger_than_the_output():
+def test_no_temporary_larger_than_the_output() -> None:
     import tracemalloc
 
     length, d_model = 16_384, 512
@@ -145,7 +145,7 @@ def test_no_temporary_larger_than_the_output():
     assert peak - output < 0.1 * output
 
 
-def test_cached_factors_serve_every_configuration():
+def test_cached_factors_serve_every_configuration() -> None:
     configurations = [(64, 10000.0), (32, 10000.0), (64, 500.0), (64, 10000.0), (8, 2.0)]
     for d_model, base in configurations * 2:
         got = pe.sinusoidal(np.arange(300, 900), d_model, base=base)
@@ -153,14 +153,14 @@ def test_cached_factors_serve_every_configuration():
         assert np.abs(got - expected).max() <= FLOAT32_BOUND
 
 
-def test_results_are_independent_arrays():
+def test_results_are_independent_arrays() -> None:
     first = pe.sinusoidal(600, 16)
     first[:] = 7.0
     second = pe.sinusoidal(600, 16)
     assert np.abs(second).max() <= 1.0
 
 
-def test_factor_caches_are_bounded_by_bytes():
+def test_factor_caches_are_bounded_by_bytes() -> None:
     from pe import _frequencies, _table
 
     for cache in (_table._step_table, _table._block_phasors, _frequencies.cached_frequencies):

@@ -41,6 +41,31 @@ class SiteBuild:
     offline: str
 
 
+def count_checks(
+    monkeypatch: pytest.MonkeyPatch, modules: tuple[Any, ...], names: tuple[str, ...]
+) -> list[str]:
+    """Wrap each of `names` that a module of `modules` imported; return the list they log to.
+
+    Used to show that an argument is validated once on its way down: every call
+    of a wrapped check appends its name.
+    """
+    calls: list[str] = []
+    for module in modules:
+        for name in names:
+            if not hasattr(module, name):
+                continue
+            original = getattr(module, name)
+
+            def counted(
+                *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
+            ) -> Any:
+                calls.append(_name)
+                return _original(*args, **kwargs)
+
+            monkeypatch.setattr(module, name, counted)
+    return calls
+
+
 def mkdocs_build(
     destination: Path,
     cache: Path,

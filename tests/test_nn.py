@@ -4,6 +4,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from conftest import count_checks
 from reference import float64_table
 
 import pe
@@ -277,18 +278,9 @@ def test_each_argument_is_checked_once_on_its_way_down(monkeypatch: pytest.Monke
     import pe._table
     import pe.nn._sinusoidal
 
-    calls: list[str] = []
-    for module in (pe._table, pe.nn._sinusoidal):
-        for name in ("check_d_model", "check_base"):
-            original = getattr(module, name)
-
-            def counted(
-                *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
-            ) -> Any:
-                calls.append(_name)
-                return _original(*args, **kwargs)
-
-            monkeypatch.setattr(module, name, counted)
+    calls = count_checks(
+        monkeypatch, (pe._table, pe.nn._sinusoidal), ("check_d_model", "check_base")
+    )
     for build in (
         lambda: pe.sinusoidal(8, 4),
         lambda: pe.sinusoidal(np.array([3, 9]), 4),

@@ -2,6 +2,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import count_checks
 from reference import float64_table
 
 import pe
@@ -71,20 +72,8 @@ def test_each_argument_is_checked_once_on_its_way_down(monkeypatch: pytest.Monke
     import pe._similarity
     import pe._table
 
-    calls: list[str] = []
     modules = (pe._properties, pe._rotation, pe._similarity, pe._table, pe._frequencies)
-    for module in modules:
-        for name in ("check_d_model", "check_base"):
-            if hasattr(module, name):
-                original = getattr(module, name)
-
-                def counted(
-                    *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
-                ) -> Any:
-                    calls.append(_name)
-                    return _original(*args, **kwargs)
-
-                monkeypatch.setattr(module, name, counted)
+    calls = count_checks(monkeypatch, modules, ("check_d_model", "check_base"))
     for call in (
         lambda: pe.analysis.value_range(10, 8),
         lambda: pe.analysis.norm_deviation(np.arange(3, 9), 8),

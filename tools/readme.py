@@ -168,7 +168,8 @@ def _screens_rows(screens: dict[str, Any]) -> list[str]:
     phone = screens["phone"]
     return [
         f"| every screen | {screens['page_views']} page views ({screens['pages']} pages at "
-        f"{widths} px, light and dark): {screens['sideways']} scroll sideways; axe-core "
+        f"{widths} px, light and dark): {screens['sideways']} scroll sideways; "
+        f"{screens['stray_permalinks']} headings end in a blank line; axe-core "
         f"WCAG 2.1 AA violations at {axe_widths} px: {screens['axe_violations']} "
         "| `make screens` |",
         f"| math on a phone | drawn {screens['math_on_phone_s']:.2f} s after navigation "

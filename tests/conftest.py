@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
-import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+import tools.local_site
 import tools.offline
 
 if TYPE_CHECKING:
@@ -115,40 +112,17 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> SiteBuild:
     return SiteBuild(directory, second, cache, cold, warm, tools.offline.isolation()[1])
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def server(site: SiteBuild) -> Iterator[str]:
     """Serve the built site on a free loopback port; yield its base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(site.directory))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+    with tools.local_site.served(site.directory) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     """Debian's Chromium driven by Playwright; skipped locally without it, fatal in CI."""
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
+    if tools.local_site.chromium() is None:
         message = "Chromium is not installed (apt-get install chromium)"
         if os.environ.get("CI"):
             pytest.fail(message + "; CI must install it")
@@ -156,7 +130,7 @@ def browser() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        chromium = tools.local_site.launch(playwright)
         yield chromium
         chromium.close()
 

@@ -7,30 +7,22 @@ axe-playwright-python wheel) runs at 375 and 1280 px. See `tools.screen_checks`.
 
 from __future__ import annotations
 
-import shutil
 import time
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import CHROMIUM_FLAGS, SiteBuild
+from conftest import SiteBuild
 
+import tools.local_site
 from tools import screen_checks as screens
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Playwright
+    from playwright.sync_api import Browser
 
 pytestmark = pytest.mark.browser
 
 # Rules not run on a page, each with its reason: none, every rule runs everywhere.
 SKIP_AXE: dict[str, set[str]] = {}
-
-
-def launch(playwright: Playwright) -> Browser:
-    """Chromium as the `browser` fixture starts it, for a thread of its own."""
-    return playwright.chromium.launch(
-        executable_path=shutil.which("chromium") or shutil.which("chromium-browser"),
-        args=CHROMIUM_FLAGS,
-    )
 
 
 def test_no_page_scrolls_sideways_and_axe_finds_nothing(
@@ -40,7 +32,9 @@ def test_no_page_scrolls_sideways_and_axe_finds_nothing(
     assert len(paths) >= 20
     start = time.perf_counter()
     # The light and the dark pass run side by side, one browser each (two cores).
-    result = screens.check_each_scheme_apart(launch, server, paths, skip_axe=SKIP_AXE)
+    result = screens.check_each_scheme_apart(
+        tools.local_site.launch, server, paths, skip_axe=SKIP_AXE
+    )
     seconds = time.perf_counter() - start
     assert result.loads == len(paths) * len(screens.SCHEMES)
     assert result.checks == result.loads * len(screens.WIDTHS)

@@ -9,50 +9,27 @@ does), and exits with status 1 if a page needs more than 1.5 MiB compressed.
 
 from __future__ import annotations
 
-import functools
-import shutil
 import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from benchmarks._common import environment, write
+from tools import local_site
 from tools.weight import LIMIT, page_weights
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 def main() -> int:
     """Measure every page and print the table; return 1 if a page is too heavy."""
     arguments = [a for a in sys.argv[1:] if a != "--record"]
-    site = Path(arguments[0] if arguments else ROOT / "site")
-    if not (site / "sitemap.xml").is_file():
-        raise SystemExit(f"no built site in {site}; run 'make build' first")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    site = local_site.built_site(arguments, ROOT / "site")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=shutil.which("chromium"),
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-background-networking",
-            ],
-        )
+    with local_site.served(site) as base, sync_playwright() as playwright:
+        browser = local_site.launch(playwright)
         weights = page_weights(browser, base, site)
         browser.close()
-    server.shutdown()
     print(f"{'page':40s} {'files':>5s} {'raw KiB':>9s} {'compressed KiB':>15s}")
     for weight in sorted(weights, key=lambda w: -w.compressed):
         print(

@@ -13,17 +13,14 @@ if a page scrolls sideways, axe finds a violation or math takes over 2.5 s.
 
 from __future__ import annotations
 
-import functools
 import gzip
-import shutil
 import sys
-import threading
 import time
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from benchmarks._common import environment, write
+from tools import local_site
 from tools import screen_checks as screens
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,13 +39,10 @@ window.__peMath = null;
 """
 
 
-class _Quiet(SimpleHTTPRequestHandler):
+class _Gzip(local_site.QuietHandler):
     """Serve the site as GitHub Pages does: text files gzip-compressed when asked."""
 
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
+    def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
         path = Path(self.translate_path(self.path))
         if path.is_dir():
             path = path / "index.html"
@@ -104,33 +98,20 @@ def math_on_a_phone(browser: Any, base: str, path: str = "formula/") -> dict[str
     return {"math_s": max(math_ms, paint_ms) / 1000, "first_paint_s": paint_ms / 1000}
 
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-
-
 def main() -> int:
     """Run every check, print the figures; return 1 if a target is missed."""
     arguments = [a for a in sys.argv[1:] if a != "--record"]
-    site = Path(arguments[0] if arguments else ROOT / "site")
-    if not (site / "sitemap.xml").is_file():
-        raise SystemExit(f"no built site in {site}; run 'make build' first")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    site = local_site.built_site(arguments, ROOT / "site")
     from playwright.sync_api import sync_playwright
 
     paths = screens.site_pages(site)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=FLAGS)
+    with local_site.served(site, _Gzip) as base, sync_playwright() as playwright:
+        browser = local_site.launch(playwright)
         start = time.perf_counter()
-        result = screens.check_each_scheme_apart(
-            lambda p: p.chromium.launch(executable_path=shutil.which("chromium"), args=FLAGS),
-            base,
-            paths,
-        )
+        result = screens.check_each_scheme_apart(local_site.launch, base, paths)
         seconds = time.perf_counter() - start
         phone = math_on_a_phone(browser, base)
         browser.close()
-    server.shutdown()
     for line in result.sideways + result.stray_permalinks + result.violations:
         print(line)
     views = f"{len(paths)} pages x {len(screens.WIDTHS)} widths x {len(screens.SCHEMES)} schemes"

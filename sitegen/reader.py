@@ -199,3 +199,12 @@ def script(blocks: list[Block], title: str) -> str:
 
 def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
+
+
+def blocks_phrase(count: int) -> str:
+    """Name a page's runnable blocks for the line that offers them as downloads.
+
+    >>> blocks_phrase(1), blocks_phrase(4)
+    ('The runnable block', 'The 4 runnable blocks')
+    """
+    return "The runnable block" if count == 1 else f"The {count} runnable blocks"

@@ -148,3 +148,26 @@ def test_the_printed_commands_are_the_makefile_s() -> None:
         target = results.MAKE[name]
         line = re.compile(r"(?m)^\t" + re.escape("$(BIN)/" + command) + r"(?:;|$)")
         assert line.search(recipes.get(target, "")), f"make {target} does not run {command}"
+
+
+def _sitegen_modules() -> list[str]:
+    import pkgutil
+
+    import sitegen
+
+    # The two MkDocs hook files reload sitegen and pe when imported: not here.
+    hooks = {"sitegen.hooks", "sitegen.reader_hooks"}
+    return sorted(
+        info.name
+        for info in pkgutil.walk_packages(sitegen.__path__, "sitegen.")
+        if info.name not in hooks
+    )
+
+
+@pytest.mark.parametrize("name", _sitegen_modules())
+def test_sitegen_doctests_pass(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0, f"{name}: {result.failed} of {result.attempted} examples failed"

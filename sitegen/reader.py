@@ -205,6 +205,8 @@ def blocks_phrase(count: int) -> str:
     """Name a page's runnable blocks for the line that offers them as downloads.
 
     >>> blocks_phrase(1), blocks_phrase(4)
-    ('The runnable block', 'The 4 runnable blocks')
+    ('The runnable block of this page', 'The 4 runnable blocks of this page, in order')
     """
-    return "The runnable block" if count == 1 else f"The {count} runnable blocks"
+    if count == 1:
+        return "The runnable block of this page"
+    return f"The {count} runnable blocks of this page, in order"

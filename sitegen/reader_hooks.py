@@ -89,7 +89,7 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     (folder / f"{stem}.ipynb").write_text(reader.notebook(blocks, str(title)))
     (folder / f"{stem}.py").write_text(reader.script(blocks, str(title)))
     links = (
-        f'<p class="pe-downloads">{reader.blocks_phrase(len(blocks))} of this page, in order: '
+        f'<p class="pe-downloads">{reader.blocks_phrase(len(blocks))}: '
         f'<a href="{stem}.ipynb" download>as a notebook</a> (with the outputs shown here) or '
         f'<a href="{stem}.py" download>as a script</a>.</p>'
     )

@@ -24,7 +24,7 @@ EXTRAS := torch,docs,test,dev,conventions
 SERVE_STAMP := $(VENV)/.installed-serve
 SERVE_EXTRAS := docs
 # Installed without dependencies (see the conventions extra in pyproject.toml).
-NO_DEPS := keras-hub
+NO_DEPS := keras-hub timm
 
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -126,7 +126,7 @@ clean:
 # the newest versions. Needs the registries.
 lock: $(SERVE_STAMP)
 	$(BIN)/python -m pip install --quiet -c constraints.txt uv
-	mkdir -p .cache && grep -i '^keras-hub==' constraints.txt > .cache/lock-no-deps.txt || true
+	mkdir -p .cache && grep -iE '^(keras-hub|timm)==' constraints.txt > .cache/lock-no-deps.txt || true
 	$(BIN)/uv pip compile $(UV_LOCK) --no-deps -o .cache/lock-no-deps.txt tools/lock-no-deps.in
 	$(BIN)/uv pip compile $(UV_LOCK) --all-extras -o constraints.txt pyproject.toml tools/lock.in
 	grep -v '^#' .cache/lock-no-deps.txt >> constraints.txt

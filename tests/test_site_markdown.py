@@ -79,8 +79,9 @@ def convert(text: str, page: object | None = None) -> str:
     return md.convert(text)
 
 
-def test_math_becomes_mathml_outside_a_build() -> None:
+def test_math_is_typeset_outside_a_build() -> None:
     html = convert("The angle $p\\,\\omega_i$ grows.")
+    assert '<span class="katex">' in html
     assert "<math" in html
     assert "\\omega" not in html
     assert "\\(" not in html

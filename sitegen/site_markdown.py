@@ -6,7 +6,8 @@ both run it on every page (neither needs a build hook for it). It
 - typesets every formula with KaTeX (`sitegen.typeset`) once the page's HTML
   is complete, executed blocks and API entries included; the search index of
   either builder is made from this HTML, so it holds no TeX. A formula that
-  KaTeX rejects fails the build;
+  KaTeX rejects fails the build. A page with math starts with preloads of
+  the KaTeX fonts it draws;
 - makes the ``/figures/...`` paths that `sitegen.figures.figure` writes
   relative to the page, and copies each figure's files from the figure cache
   into ``figures/`` of the built site;
@@ -127,6 +128,8 @@ class PageHtml(Postprocessor):
         text = typeset.render(text, page.src_uri if page else "page")
         if page is None:
             return text
+        if "assets/katex/fonts/" not in text:
+            text = typeset.preloads(text, page.prefix) + text
 
         def place(match: re.Match[str]) -> str:
             source = figures.image_file(match[1])

@@ -24,6 +24,10 @@ fonts and licence are vendored at one pinned version by
 ``tools/vendor_katex.py`` (``make katex``), which checks the npm tarball's
 integrity; the tests check the vendored files against their hashes.
 
+The fonts a page's math draws most (KaTeX_Main, KaTeX_Math) are preloaded from
+the top of the page (`preloads`, called by ``sitegen.site_markdown``), so the
+browser fetches them with the stylesheet and the math is drawn at first paint.
+
 Each formula's KaTeX output is cached in ``.cache/math/`` under the hash of
 KaTeX's script, the options and the TeX, so a warm build starts no JavaScript.
 
@@ -187,6 +191,30 @@ def _replace(match: re.Match[str], where: str) -> str:
         return f'<span class="arithmatex">{to_html(tex, display=False)}</span>'
     parts = "".join(to_html(part, display=True) for part in split_parts(tex))
     return f'<div class="arithmatex">{parts}</div>'
+
+
+# KaTeX's two text fonts and the classes of the characters drawn in each: a
+# page whose math draws any asks the browser for the font at once (a preload
+# at the top of the page) instead of after its stylesheet and layout.
+PRELOADS = {
+    "KaTeX_Main-Regular.woff2": re.compile(r'class="(?:mord|mrel|mbin|mop|mopen|mclose|mpunct)"'),
+    "KaTeX_Math-Italic.woff2": re.compile(r'class="mord mathnormal"'),
+}
+
+
+def preloads(page_html: str, prefix: str) -> str:
+    """``<link rel="preload">`` for each KaTeX text font `page_html` draws (paths from `prefix`).
+
+    >>> preloads('<span class="mord mathnormal">x</span>', "../")
+    '<link rel="preload" href="../assets/katex/fonts/KaTeX_Math-Italic.woff2" as="font" \
+type="font/woff2" crossorigin>'
+    """
+    return "".join(
+        f'<link rel="preload" href="{prefix}assets/katex/fonts/{font}" as="font" '
+        'type="font/woff2" crossorigin>'
+        for font, drawn in PRELOADS.items()
+        if drawn.search(page_html)
+    )
 
 
 def render(page_html: str, where: str = "page") -> str:

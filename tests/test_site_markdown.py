@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from xml.etree.ElementTree import Element
 
 import markdown
 import pytest
+from conftest import ROOT
 from markdown.treeprocessors import Treeprocessor
 
 from sitegen import figures, reader, site_markdown
@@ -85,6 +87,21 @@ def test_math_is_typeset_outside_a_build() -> None:
     assert "<math" in html
     assert "\\omega" not in html
     assert "\\(" not in html
+
+
+def test_inside_mkdocs_a_page_with_math_preloads_the_fonts_it_draws(tmp_path: Path) -> None:
+    page = SimpleNamespace(
+        file=SimpleNamespace(src_uri="beyond/demo.md", url="beyond/demo/"),
+        config=SimpleNamespace(site_dir=str(tmp_path), site_url="", repo_url=""),
+    )
+    html = convert("Take $x$ and $2$.", page)
+    fonts = re.findall(r'<link rel="preload" href="([^"]+)" as="font"', html)
+    assert fonts == [
+        "../../assets/katex/fonts/KaTeX_Main-Regular.woff2",
+        "../../assets/katex/fonts/KaTeX_Math-Italic.woff2",
+    ]
+    assert all((ROOT / "docs" / font.removeprefix("../../")).is_file() for font in fonts)
+    assert "preload" not in convert("No math here.", page)
 
 
 def test_inside_mkdocs_figures_are_placed_and_made_relative(

@@ -1,7 +1,7 @@
 """Zensical, Material's successor, builds the same site from mkdocs.yml, without hooks.
 
 Zensical runs markdown-exec, mkdocstrings and the Markdown extensions, but no
-MkDocs hooks: the figures, the MathML and the Install page must come from the
+MkDocs hooks: the figures, the typeset math and the Install page must come from the
 pages' own blocks and `sitegen.site_markdown`. One strict Zensical build is
 compared with the session's MkDocs build (the ``site`` fixture, whose cache it
 shares, so no figure or slow table is computed twice).

@@ -303,3 +303,28 @@ def test_a_huge_broadcast_request_is_refused_before_it_is_copied() -> None:
     positions = np.broadcast_to(np.int64(7), (2**20, 2**11))
     with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
         sinusoidal(positions, 2)
+
+
+@pytest.mark.parametrize("d_model", [2, 6, 64])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_window_of_the_table_is_the_table_bit_for_bit(d_model: int, dtype: torch.dtype) -> None:
+    # torch's vectorized complex product rounds differently from its scalar one:
+    # at d_model 2 a window read one float32 unit off the full table.
+    full = sinusoidal(torch.arange(-700, 700), d_model, dtype=dtype)
+    for start in range(-700, 680, 37):
+        window = sinusoidal(torch.arange(start, start + 17), d_model, dtype=dtype)
+        assert torch.equal(window, full[start + 700 : start + 717]), start
+        scattered = sinusoidal(torch.tensor([start + 16, start]), d_model, dtype=dtype)
+        assert torch.equal(scattered, full[[start + 716, start + 700]]), start
+    numpy_dtype = np.float32 if dtype == torch.float32 else np.float64
+    assert (full.numpy() == pe.sinusoidal(np.arange(-700, 700), d_model, dtype=numpy_dtype)).all()
+
+
+def test_many_distinct_offsets_keep_few_cached_entries() -> None:
+    from pe.nn import _sinusoidal
+
+    _sinusoidal._device_heads.cache_clear()
+    module = SinusoidalPositionalEncoding(64, max_len=None)
+    for step in range(300):  # a decoding loop: a new offset each call
+        module(torch.zeros(1, 1, 64), offset=step * 300)
+    assert len(_sinusoidal._device_heads._entries) <= pe._table.RUN_CACHE_ENTRIES

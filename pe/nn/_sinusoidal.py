@@ -81,7 +81,7 @@ def _device_steps(omega_bytes: bytes, ctype: torch.dtype, device: torch.device) 
     return _to_device(_table.step_factors(_table.BLOCK, omega, _NUMPY_COMPLEX[ctype]), device)
 
 
-@bytes_cache(_table.CACHE_BYTES)
+@bytes_cache(_table.CACHE_BYTES, _table.RUN_CACHE_ENTRIES)
 def _device_heads(
     omega_bytes: bytes, ctype: torch.dtype, device: torch.device, start: int, count: int
 ) -> Tensor:
@@ -113,16 +113,48 @@ class TorchOps:
             _table.head_factors(starts, omega, _NUMPY_COMPLEX[like.dtype]), like.device
         )
 
-    def steps(self, omega: np.ndarray[Any, Any], like: Tensor) -> Tensor:
-        return _device_steps(omega.tobytes(), like.dtype, like.device)
+    def steps(
+        self, omega: np.ndarray[Any, Any], like: Tensor, offsets: range | np.ndarray[Any, Any]
+    ) -> Tensor:
+        ctype = _NUMPY_COMPLEX[like.dtype]
+        if not _table._cacheable(_table.BLOCK, omega, ctype):  # wide: only the rows used
+            return _to_device(_table.step_rows(offsets, omega, ctype), like.device)
+        table = _device_steps(omega.tobytes(), like.dtype, like.device)
+        if isinstance(offsets, range):
+            return table[offsets.start : offsets.stop]
+        return table[torch.from_numpy(offsets).to(like.device)]
 
-    def split(self, positions: Tensor) -> tuple[np.ndarray[Any, Any], Tensor, Tensor]:
+    def split(
+        self, positions: Tensor
+    ) -> tuple[np.ndarray[Any, Any], Tensor, np.ndarray[Any, Any], Tensor]:
         block_start = torch.div(positions, _table.BLOCK, rounding_mode="floor") * _table.BLOCK
         starts, which = torch.unique(block_start, return_inverse=True)
-        return starts.cpu().numpy().astype(np.int64), which, positions - block_start
+        offsets, offset_index = torch.unique(positions - block_start, return_inverse=True)
+        return (
+            starts.cpu().numpy().astype(np.int64),
+            which,
+            offsets.cpu().numpy().astype(np.int64),
+            offset_index,
+        )
+
+    def host(self, positions: np.ndarray[Any, Any], like: Tensor) -> Tensor:
+        return torch.from_numpy(positions).to(like.device)
 
     def multiply(self, a: Tensor, b: Tensor, out: Tensor) -> None:
+        if out.device.type == "cpu":
+            # numpy rounds each complex product the same way whatever the shapes;
+            # torch's vectorized and scalar loops differ in the last bit, so a
+            # window of the table would not match the full table.
+            np.multiply(a.numpy(), b.numpy(), out=out.numpy())
+            return
         torch.mul(a, b, out=out)
+
+    def negate_sines(self, pairs: Tensor, rows: Tensor | None) -> None:
+        sines = torch.view_as_real(pairs)[..., 0]  # a view: writing to it writes the table
+        if rows is None:
+            sines.neg_()
+        else:
+            sines[rows] = -sines[rows]
 
 
 #: The torch implementation of the engine's array operations.

@@ -28,6 +28,7 @@ __all__ = [
     "check_positions",
     "check_size",
     "is_integer",
+    "to_float",
 ]
 
 #: Largest accepted ``abs(position)``. Positions are integers; beyond this the
@@ -105,11 +106,25 @@ def check_offset(offset: Any, *, name: str = "offset") -> int:
     return value
 
 
+def to_float(value: numbers.Real, *, name: str, accepted: str) -> float:
+    """Return ``float(value)``, or raise a `ValueError` naming `name` for an integer past float64.
+
+    ``float(10**400)`` raises `OverflowError`; `accepted` says what the parameter takes.
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(
+            f"{name} must be {accepted}; got an integer of {len(str(abs(int(value))))} digits, "
+            "beyond what a float64 can hold"
+        ) from None
+
+
 def check_base(base: Any, *, name: str = "base") -> float:
     """Return `base` as a ``float`` after checking it is a finite real number above 1."""
     if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):
         raise TypeError(f"{name} must be a real number greater than 1; got {_describe(base)}")
-    value = float(base)
+    value = to_float(base, name=name, accepted="a finite real number greater than 1")
     if not math.isfinite(value) or value <= 1.0:
         raise ValueError(f"{name} must be a finite real number greater than 1; got {value!r}")
     return value

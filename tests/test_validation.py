@@ -29,6 +29,7 @@ BAD_BASE = [
     ("10000", TypeError, "'10000'"),
     (True, TypeError, "True"),
     (1 + 2j, TypeError, "(1+2j)"),
+    (10**400, ValueError, "401 digits"),  # float() raised OverflowError
 ]
 BAD_POSITIONS = [
     (-1, ValueError, "-1"),

@@ -10,13 +10,14 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from pe._validation import check_positions, is_integer
+from pe._validation import check_positions, is_integer, to_float
 
 __all__ = [
     "as_position_tensor",
     "check_count",
     "check_dropout",
     "check_index_range",
+    "check_integer_tensor",
     "check_layout_choice",
     "check_positions_shape",
     "check_sequence",
@@ -24,13 +25,40 @@ __all__ = [
 ]
 
 
-def check_count(value: Any, name: str, *, minimum: int = 1) -> int:
-    """Return `value` as an int after checking it is an integer >= `minimum`."""
+def check_count(value: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return `value` as an int after checking it is an integer >= `minimum` (<= `maximum`)."""
     if not is_integer(value):
         raise TypeError(f"{name} must be an integer >= {minimum}; got {value!r}")
     if int(value) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {int(value)}")
+    if maximum is not None and int(value) > maximum:
+        raise ValueError(
+            f"{name} must be an integer from {minimum} to {maximum:,}; got {int(value):,}"
+        )
     return int(value)
+
+
+def check_integer_tensor(value: Any, name: str) -> Tensor:
+    """Check a tensor of real integers that ``.long()`` reads exactly (not uint64).
+
+    Float, complex and bool tensors are refused (a complex tensor would lose its
+    imaginary part, a bool one would be read as 0 and 1), and so is ``uint64``,
+    whose values past ``2**63 - 1`` would wrap to negative ones.
+    """
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name} must be an integer tensor; got {type(value).__name__}")
+    if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+        raise TypeError(
+            f"{name} must be an integer tensor; got dtype {value.dtype}. Cast explicitly "
+            "(e.g. .long()) if the values are whole numbers"
+        )
+    if value.dtype == torch.uint64:
+        raise TypeError(
+            f"{name} must be a signed integer tensor or uint8/16/32; got dtype torch.uint64, "
+            "whose values past 2**63 - 1 cannot be read as int64. Cast with .long() if "
+            "they fit"
+        )
+    return value
 
 
 def check_layout_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
@@ -70,10 +98,11 @@ def relative_distances(
 def check_dropout(dropout: Any, name: str = "dropout") -> float:
     """Return `dropout` as a float after checking it is a real number in ``[0, 1)``."""
     if isinstance(dropout, (bool, np.bool_)) or not isinstance(dropout, numbers.Real):
-        raise TypeError(f"{name} must be a float in [0, 1); got {dropout!r}")
-    if not 0.0 <= float(dropout) < 1.0:
+        raise TypeError(f"{name} must be a float in [0, 1); got {dropout!r:.60}")
+    value = to_float(dropout, name=name, accepted="a float in [0, 1)")
+    if not 0.0 <= value < 1.0:
         raise ValueError(f"{name} must be a float in [0, 1); got {dropout!r}")
-    return float(dropout)
+    return value
 
 
 def check_positive_real(value: Any, name: str, *, allow_zero: bool = True) -> float:
@@ -81,7 +110,7 @@ def check_positive_real(value: Any, name: str, *, allow_zero: bool = True) -> fl
     bound = ">= 0" if allow_zero else "> 0"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a finite real number {bound}; got {value!r}")
-    number = float(value)
+    number = to_float(value, name=name, accepted=f"a finite real number {bound}")
     if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
         raise ValueError(f"{name} must be a finite real number {bound}; got {value!r}")
     return number

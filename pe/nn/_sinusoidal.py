@@ -28,7 +28,7 @@ from pe._validation import (
     check_size,
     is_integer,
 )
-from pe.nn._common import check_index_range
+from pe.nn._common import check_dropout, check_index_range
 
 __all__ = ["SinusoidalPositionalEncoding", "sinusoidal"]
 
@@ -400,14 +400,11 @@ class SinusoidalPositionalEncoding(nn.Module):
             if max_len == 0:
                 raise ValueError("max_len must be a positive integer or None; got 0")
         self.max_len = max_len
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
-            raise TypeError(f"dropout must be a float in [0, 1); got {dropout!r}")
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"dropout must be a float in [0, 1); got {dropout!r}")
+        probability = check_dropout(dropout)
         if not isinstance(batch_first, bool):
             raise TypeError(f"batch_first must be True or False; got {batch_first!r}")
         self.batch_first = batch_first
-        self.dropout = nn.Dropout(float(dropout))
+        self.dropout = nn.Dropout(probability)
         table = None if max_len is None else _run(0, max_len, self.d_model, self.base)
         self.register_buffer("table", table, persistent=False)
         self._twins: dict[torch.dtype, np.ndarray[Any, Any]] = {}

@@ -106,7 +106,7 @@ def check_offset(offset: Any, *, name: str = "offset") -> int:
     return value
 
 
-def to_float(value: numbers.Real, *, name: str, accepted: str) -> float:
+def to_float(value: Any, *, name: str, accepted: str) -> float:
     """Return ``float(value)``, or raise a `ValueError` naming `name` for an integer past float64.
 
     ``float(10**400)`` raises `OverflowError`; `accepted` says what the parameter takes.

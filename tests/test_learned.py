@@ -137,6 +137,6 @@ def test_reset_parameters_after_meta_and_to_empty() -> None:
 
 @pytest.mark.parametrize(("name", "value"), [("dropout", 10**400), ("init_std", 10**400)])
 def test_integers_beyond_float64_are_named(name: str, value: Any) -> None:
+    arguments: dict[str, Any] = {name: value}
     with pytest.raises(ValueError, match=f"{name} must be .*401 digits"):
-        arguments: dict[str, Any] = {name: value}
         LearnedPositionalEmbedding(max_len=4, d_model=4, **arguments)

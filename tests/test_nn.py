@@ -328,3 +328,13 @@ def test_many_distinct_offsets_keep_few_cached_entries() -> None:
     for step in range(300):  # a decoding loop: a new offset each call
         module(torch.zeros(1, 1, 64), offset=step * 300)
     assert len(_sinusoidal._device_heads._entries) <= pe._table.RUN_CACHE_ENTRIES
+
+
+@pytest.mark.parametrize("max_len", [None, 8])
+def test_positions_past_the_largest_are_refused(max_len: int | None) -> None:
+    module = SinusoidalPositionalEncoding(8, max_len=max_len)
+    if max_len is None:
+        last = module(torch.zeros(1, 2, 8), offset=2**31 - 2)[0, -1]
+        assert torch.equal(last, sinusoidal(torch.tensor([2**31 - 1]), 8)[0])
+    with pytest.raises(ValueError, match=r"run past the largest position, 2147483647"):
+        module(torch.zeros(1, 3, 8), offset=2**31 - 2)

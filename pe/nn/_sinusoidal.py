@@ -438,10 +438,15 @@ class SinusoidalPositionalEncoding(nn.Module):
         ------
         ValueError
             If the module keeps a table and the positions run past `max_len`
-            (or start below 0).
+            (or start below 0), or if they run past ``2**31 - 1``.
         """
         seq_len = check_length(seq_len, name="seq_len")
         offset = check_offset(offset)
+        if seq_len and offset + seq_len - 1 > MAX_POSITION:
+            raise ValueError(
+                f"positions {offset}..{offset + seq_len - 1} (a sequence of length {seq_len} at "
+                f"offset {offset}) run past the largest position, {MAX_POSITION} (2**31 - 1)"
+            )
         if self.table is None:
             if torch.compiler.is_compiling():  # a tensor of positions: the traceable path
                 positions = torch.arange(offset, offset + seq_len, device=device)

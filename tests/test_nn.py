@@ -338,3 +338,54 @@ def test_positions_past_the_largest_are_refused(max_len: int | None) -> None:
         assert torch.equal(last, sinusoidal(torch.tensor([2**31 - 1]), 8)[0])
     with pytest.raises(ValueError, match=r"run past the largest position, 2147483647"):
         module(torch.zeros(1, 3, 8), offset=2**31 - 2)
+
+
+def _cuda_missing() -> bool:
+    return not torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _cuda_missing(), reason="needs a torch without a usable CUDA device")
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: sinusoidal(4, 8, device="cuda"),
+        lambda: sinusoidal(torch.arange(3), 8, device="cuda"),
+        lambda: SinusoidalPositionalEncoding(8, max_len=None).encoding(3, device="cuda"),
+        lambda: pe.nn.RelativePositionBias(2).buckets(3, 3, device="cuda"),
+    ],
+)
+def test_an_unusable_device_is_named(call: Any) -> None:
+    # torch answers with a bare AssertionError ("Torch not compiled with CUDA enabled")
+    with pytest.raises(ValueError, match="device 'cuda' cannot be used here: Torch not compiled"):
+        call()
+
+
+@pytest.mark.skipif(not _cuda_missing(), reason="needs a torch without a usable CUDA device")
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: SinusoidalPositionalEncoding(8, max_len=4),
+        lambda: pe.nn.LearnedPositionalEmbedding(4, 8),
+        lambda: pe.nn.ALiBi(4),
+        lambda: pe.nn.RelativePositionBias(2),
+    ],
+)
+def test_moving_a_module_to_an_unusable_device_is_named(build: Any) -> None:
+    module = build()
+    before = {name: tensor.clone() for name, tensor in module.state_dict(keep_vars=False).items()}
+    with pytest.raises(ValueError, match="device: the module cannot move there"):
+        module.to("cuda")
+    for name, tensor in module.state_dict().items():  # nothing moved or lost
+        assert tensor.device.type == "cpu"
+        assert torch.equal(tensor, before[name])
+
+
+@pytest.mark.parametrize(
+    ("device", "error", "pattern"),
+    [("bogus", ValueError, "device must name a torch device"), (3.5, TypeError, "device must be")],
+)
+def test_a_device_that_is_not_one_is_named(
+    device: Any, error: type[Exception], pattern: str
+) -> None:
+    with pytest.raises(error, match=pattern):
+        sinusoidal(4, 8, device=device)

@@ -15,7 +15,7 @@ from torch import Tensor, nn
 
 from pe._alibi import alibi_slopes
 from pe._validation import check_offset, check_size
-from pe.nn._common import check_count, relative_distances
+from pe.nn._common import check_count, check_move, relative_distances
 
 __all__ = ["ALiBi"]
 
@@ -71,6 +71,7 @@ class ALiBi(nn.Module):
         # ``.half()`` or ``.to(torch.bfloat16)`` would round the slopes (with 12
         # heads, bfloat16 moves the bias at distance 4095 by about 0.3): move
         # them, keep them float32, and cast the bias where it is added instead.
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
         slopes = self._buffers.pop("slopes")
         assert slopes is not None  # set in __init__, never None
         try:

@@ -15,12 +15,14 @@ from pe._validation import check_positions, is_integer, to_float
 __all__ = [
     "as_position_tensor",
     "check_count",
+    "check_device",
     "check_dropout",
     "check_index_range",
     "check_integer_tensor",
     "check_layout_choice",
     "check_positions_shape",
     "check_sequence",
+    "check_move",
     "relative_distances",
 ]
 
@@ -59,6 +61,54 @@ def check_integer_tensor(value: Any, name: str) -> Tensor:
             "they fit"
         )
     return value
+
+
+def _unavailable(what: str, error: BaseException) -> ValueError:
+    built = "with CUDA" if torch.cuda.is_available() else "without a usable CUDA device"
+    return ValueError(
+        f"{what}: {error} (this torch {torch.__version__} runs {built}; 'cpu' always works)"
+    )
+
+
+def check_device(device: Any, name: str = "device") -> torch.device | None:
+    """Return `device` as a ``torch.device`` (None stays None) that this torch can use.
+
+    Torch itself answers a CUDA device on a CPU-only build with a bare
+    `AssertionError` ("Torch not compiled with CUDA enabled") and an unknown
+    name with a `RuntimeError`; both become a `ValueError` naming `name`.
+    """
+    if device is None:
+        return None
+    if isinstance(device, torch.device):
+        target = device
+    elif isinstance(device, str) or is_integer(device):
+        try:
+            target = torch.device(device)
+        except RuntimeError as error:
+            raise ValueError(
+                f"{name} must name a torch device such as 'cpu' or 'cuda:0'; got {device!r} "
+                f"({error})"
+            ) from None
+    else:
+        raise TypeError(f"{name} must be a torch.device, a device name or None; got {device!r:.60}")
+    if target.type not in ("cpu", "meta") and not torch.compiler.is_compiling():
+        try:
+            torch.empty(0, device=target)
+        except (AssertionError, RuntimeError) as error:
+            raise _unavailable(f"{name} {str(target)!r} cannot be used here", error) from None
+    return target
+
+
+def check_move(fn: Any) -> None:
+    """Try a module's ``_apply`` function on an empty tensor before moving anything.
+
+    ``module.to("cuda")`` on a CPU-only build would fail with torch's bare
+    `AssertionError`, possibly halfway through the module's tensors.
+    """
+    try:
+        fn(torch.empty(0))
+    except (AssertionError, RuntimeError) as error:
+        raise _unavailable("device: the module cannot move there", error) from None
 
 
 def check_layout_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:

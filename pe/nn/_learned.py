@@ -13,6 +13,7 @@ from pe.nn._common import (
     check_count,
     check_dropout,
     check_index_range,
+    check_move,
     check_positions_shape,
     check_positive_real,
     check_sequence,
@@ -79,6 +80,11 @@ class LearnedPositionalEmbedding(nn.Module):
         self.weight = nn.Parameter(torch.empty(self.max_len, self.d_model))
         self.reset_parameters()
         self.dropout = nn.Dropout(probability)
+
+    def _apply(self, fn: Any, recurse: bool = True) -> LearnedPositionalEmbedding:
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
+        super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
+        return self
 
     def reset_parameters(self) -> None:
         """Draw ``weight`` again from a normal distribution with standard deviation `init_std`.

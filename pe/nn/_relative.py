@@ -23,8 +23,10 @@ from torch import Tensor, nn
 from pe._validation import MAX_POSITION, check_flag, check_offset, check_size
 from pe.nn._common import (
     check_count,
+    check_device,
     check_integer_tensor,
     check_layout_choice,
+    check_move,
     relative_distances,
 )
 
@@ -191,6 +193,11 @@ class RelativePositionBias(nn.Module):
         check_size((self.num_buckets, self.num_heads), name="the bias table (buckets, heads)")
         self.bias = _BiasTable(self.num_buckets, self.num_heads)  # normal, std 0.02
 
+    def _apply(self, fn: Any, recurse: bool = True) -> RelativePositionBias:
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
+        super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
+        return self
+
     def reset_parameters(self) -> None:
         """Draw the biases again from a normal distribution with standard deviation 0.02."""
         self.bias.reset_parameters()
@@ -204,7 +211,8 @@ class RelativePositionBias(nn.Module):
         q_len = check_count(q_len, "q_len", minimum=0)
         k_len = check_count(k_len, "k_len", minimum=0)
         check_size((self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)")
-        distance = relative_distances(q_len, k_len, offset=check_offset(offset), device=device)
+        offset = check_offset(offset)
+        distance = relative_distances(q_len, k_len, offset=offset, device=check_device(device))
         if self.kind == "t5":
             return relative_position_bucket(
                 distance,

@@ -28,7 +28,7 @@ from pe._validation import (
     check_size,
     is_integer,
 )
-from pe.nn._common import check_dropout, check_index_range
+from pe.nn._common import check_device, check_dropout, check_index_range, check_move
 
 __all__ = ["SinusoidalPositionalEncoding", "sinusoidal"]
 
@@ -283,7 +283,7 @@ def sinusoidal(
     d_model = check_d_model(d_model)
     base = check_base(base)
     dtype = _check_torch_dtype(dtype)
-    return _sinusoidal(positions, d_model, base, dtype, device)
+    return _sinusoidal(positions, d_model, base, dtype, check_device(device))
 
 
 def _sinusoidal(
@@ -414,6 +414,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         # Let ``.to()``/``.cuda()``/``.to_empty()`` move the table, but never
         # change its dtype. A table that leaves the meta device (``to_empty``)
         # is recomputed where it lands: it holds no learned state.
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
         table = self._buffers.pop("table")
         try:
             super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
@@ -430,7 +431,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     # --8<-- [end:keep-float32]
 
     def encoding(
-        self, seq_len: int, *, offset: int = 0, device: torch.device | None = None
+        self, seq_len: int, *, offset: int = 0, device: torch.device | str | None = None
     ) -> Tensor:
         """Return the float32 encoding rows for positions ``offset .. offset + seq_len - 1``.
 
@@ -442,6 +443,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         """
         seq_len = check_length(seq_len, name="seq_len")
         offset = check_offset(offset)
+        device = check_device(device)
         if seq_len and offset + seq_len - 1 > MAX_POSITION:
             raise ValueError(
                 f"positions {offset}..{offset + seq_len - 1} (a sequence of length {seq_len} at "

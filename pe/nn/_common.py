@@ -10,12 +10,17 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from pe._validation import check_positions, is_integer, to_float
+from pe._validation import check_length, check_positions, check_size, is_integer, to_float
 
 __all__ = [
     "as_position_tensor",
     "check_count",
     "check_device",
+    "check_length_or_symbol",
+    "check_lengths",
+    "check_size_if_known",
+    "constrain",
+    "is_symbolic",
     "check_dropout",
     "check_index_range",
     "check_integer_tensor",
@@ -38,6 +43,48 @@ def check_count(value: Any, name: str, *, minimum: int = 1, maximum: int | None 
             f"{name} must be an integer from {minimum} to {maximum:,}; got {int(value):,}"
         )
     return int(value)
+
+
+def constrain(condition: Any, message: str) -> None:
+    """Add `condition` on symbolic sizes to the traced graph (``torch._check``), with `message`."""
+    torch._check(condition, lambda: message)  # type: ignore[no-untyped-call]
+
+
+def is_symbolic(value: Any) -> bool:
+    """Tell a symbolic size (``torch.SymInt``, from ``torch.export`` or a dynamic compile)."""
+    return isinstance(value, torch.SymInt)
+
+
+def check_length_or_symbol(value: Any, name: str) -> Any:
+    """Check a length as `check_length` does, or constrain a symbolic one to ``>= 0``.
+
+    Under ``torch.export`` with a dynamic sequence length, or ``torch.compile(...,
+    dynamic=True)``, lengths read from a tensor's shape are ``torch.SymInt``:
+    their values are unknown while tracing, so the check becomes a constraint
+    of the graph instead of a refusal.
+    """
+    if is_symbolic(value):
+        constrain(value >= 0, f"{name} must be a non-negative integer")
+        return value
+    return check_length(value, name=name)
+
+
+def check_lengths(q_len: Any, k_len: Any) -> tuple[Any, Any]:
+    """Check the query and key counts of a bias module (ints >= 0, or symbolic sizes)."""
+    checked = []
+    for name, value in (("q_len", q_len), ("k_len", k_len)):
+        if is_symbolic(value):
+            constrain(value >= 0, f"{name} must be an integer >= 0")
+            checked.append(value)
+        else:
+            checked.append(check_count(value, name, minimum=0))
+    return checked[0], checked[1]
+
+
+def check_size_if_known(shape: tuple[Any, ...], *, name: str) -> None:
+    """`pe._validation.check_size` for a shape whose entries are all known integers."""
+    if not any(is_symbolic(entry) for entry in shape):
+        check_size(shape, name=name)
 
 
 def check_integer_tensor(value: Any, name: str) -> Tensor:

@@ -26,7 +26,9 @@ from pe.nn._common import (
     check_device,
     check_integer_tensor,
     check_layout_choice,
+    check_lengths,
     check_move,
+    check_size_if_known,
     relative_distances,
 )
 
@@ -208,9 +210,10 @@ class RelativePositionBias(nn.Module):
         The arguments and errors are those of `forward`; `device` is where the
         result is made.
         """
-        q_len = check_count(q_len, "q_len", minimum=0)
-        k_len = check_count(k_len, "k_len", minimum=0)
-        check_size((self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)")
+        q_len, k_len = check_lengths(q_len, k_len)
+        check_size_if_known(
+            (self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)"
+        )
         offset = check_offset(offset)
         distance = relative_distances(q_len, k_len, offset=offset, device=check_device(device))
         if self.kind == "t5":

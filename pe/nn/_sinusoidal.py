@@ -28,7 +28,15 @@ from pe._validation import (
     check_size,
     is_integer,
 )
-from pe.nn._common import check_device, check_dropout, check_index_range, check_move
+from pe.nn._common import (
+    check_device,
+    check_dropout,
+    check_index_range,
+    check_length_or_symbol,
+    check_move,
+    constrain,
+    is_symbolic,
+)
 
 __all__ = ["SinusoidalPositionalEncoding", "sinusoidal"]
 
@@ -295,6 +303,12 @@ def _sinusoidal(
 ) -> Tensor:
     """`sinusoidal` for a checked `d_model`, `base` and `dtype`: checks only `positions`."""
     request: range | Tensor
+    if torch.compiler.is_compiling() and (is_symbolic(positions) or is_integer(positions)):
+        # A length, maybe symbolic (``dynamic=True``): its positions as a tensor,
+        # the path a compiled graph can hold.
+        length = check_length_or_symbol(positions, "positions (a length)")
+        target = torch.device(device) if device is not None else torch.get_default_device()
+        positions = torch.arange(length, device=target)
     if isinstance(positions, Tensor):
         target = torch.device(device) if device is not None else positions.device
         if torch.compiler.is_compiling() or target.type == "meta" or positions.is_meta:
@@ -441,20 +455,27 @@ class SinusoidalPositionalEncoding(nn.Module):
             If the module keeps a table and the positions run past `max_len`
             (or start below 0), or if they run past ``2**31 - 1``.
         """
-        seq_len = check_length(seq_len, name="seq_len")
+        seq_len = check_length_or_symbol(seq_len, "seq_len")
         offset = check_offset(offset)
         device = check_device(device)
-        if seq_len and offset + seq_len - 1 > MAX_POSITION:
+        symbolic = is_symbolic(seq_len)  # traced with a dynamic length: constraints, not checks
+        if symbolic:
+            constrain(offset + seq_len - 1 <= MAX_POSITION, "positions past 2**31 - 1")
+        elif seq_len and offset + seq_len - 1 > MAX_POSITION:
             raise ValueError(
                 f"positions {offset}..{offset + seq_len - 1} (a sequence of length {seq_len} at "
                 f"offset {offset}) run past the largest position, {MAX_POSITION} (2**31 - 1)"
             )
         if self.table is None:
-            if torch.compiler.is_compiling():  # a tensor of positions: the traceable path
+            if symbolic or torch.compiler.is_compiling():  # positions as a tensor: traceable
                 positions = torch.arange(offset, offset + seq_len, device=device)
                 return _sinusoidal(positions, self.d_model, self.base, torch.float32, None)
             return _run(offset, seq_len, self.d_model, self.base, device)
-        if offset < 0 or offset + seq_len > self.table.shape[0]:
+        if symbolic:
+            rows = self.table.shape[0]
+            constrain(offset >= 0, "offset must be >= 0 with a table")
+            constrain(offset + seq_len <= rows, f"positions do not fit the table of {rows} rows")
+        elif offset < 0 or offset + seq_len > self.table.shape[0]:
             raise ValueError(
                 f"positions {offset}..{offset + seq_len - 1} (a sequence of length {seq_len} at "
                 f"offset {offset}) do not fit the table of max_len={self.table.shape[0]} rows; "

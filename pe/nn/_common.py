@@ -131,10 +131,9 @@ def check_device(device: Any, name: str = "device") -> torch.device | None:
     elif isinstance(device, str) or is_integer(device):
         try:
             target = torch.device(device)
-        except RuntimeError as error:
+        except RuntimeError:
             raise ValueError(
-                f"{name} must name a torch device such as 'cpu' or 'cuda:0'; got {device!r} "
-                f"({error})"
+                f"{name} must name a torch device such as 'cpu' or 'cuda:0'; got {device!r:.60}"
             ) from None
     else:
         raise TypeError(f"{name} must be a torch.device, a device name or None; got {device!r:.60}")

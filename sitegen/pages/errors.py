@@ -49,6 +49,11 @@ CALLS: dict[str, tuple[str, ...]] = {
         "layout_permutation(8, 'rows', 'interleaved')",
         "convert_layout(np.zeros((2, 8)), 'interleaved', 'concatenated', axis=2)",
         "alibi_slopes(0)",
+        "sinusoidal(4, 8, base=10**400)",
+        "sinusoidal(torch.ones(3).requires_grad_(), 8)",
+        "rotation_matrix(1, 2**24)",
+        "layout_permutation(10**12, 'interleaved', 'concatenated')",
+        "conventions['fairseq'].encode(2**30, 64)",
     ),
     "pe.analysis": (
         "similarity([0, 1], [0, 1, 2], 8)",
@@ -57,6 +62,9 @@ CALLS: dict[str, tuple[str, ...]] = {
         "closest_return(9, 8, max_offset=10)",
         "uniqueness(1, 8)",
         "extrapolation(100, 50, 8)",
+        "value_range([], 8)",
+        "rotation_error([0, 1], [5, 2**31 - 1], 8)",
+        "closest_return(0, 8, max_offset=2**40)",
     ),
     "pe.nn": (
         "ALiBi(10**9)",
@@ -74,6 +82,8 @@ CALLS: dict[str, tuple[str, ...]] = {
         "RotaryEmbedding(8)(torch.zeros(1, 4, 6), torch.zeros(1, 4, 6))",
         "ALiBi(0)",
         "ALiBi(2)(-1, 4)",
+        "LearnedPositionalEmbedding(8, 4, dropout=10**400)",
+        "SinusoidalPositionalEncoding(8, max_len=None)(torch.zeros(1, 3, 8), offset=2**31 - 2)",
     ),
     "pe.nn.functional": (
         "sinusoidal(torch.zeros(3), 8)",
@@ -81,6 +91,9 @@ CALLS: dict[str, tuple[str, ...]] = {
         "position_ids(torch.zeros(2, 3), 0)",
         "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",
         "position_ids(torch.zeros(2, 3, dtype=torch.long), 0, pad_value=2**70)",
+        "relative_position_bucket(torch.zeros(3, dtype=torch.complex64))",
+        "relative_position_bucket(torch.zeros(3, dtype=torch.long), bidirectional='yes')",
+        "sinusoidal(4, 8, device='nowhere')",
     ),
 }
 

@@ -266,5 +266,3 @@ if __name__ == "__main__":
     gap_decoded = (decoded_logits - ours).abs().max().item()
     print("decoding within 1e-4 of the full pass:", gap_decoded < 1e-4)
     # --8<-- [end:demo]
-    for name in supported_rules():
-        print(name, {key: f"{value:.1e}" for key, value in measure(name).items()})

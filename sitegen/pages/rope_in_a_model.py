@@ -40,6 +40,15 @@ def _setup() -> str:
     )
 
 
+def _size(value: float) -> str:
+    """Format a difference: two decimals from 0.01 up, scientific below, ``0`` for zero.
+
+    >>> _size(2.84), _size(0.59), _size(1.7e-6), _size(0.0)
+    ('2.84', '0.59', '1.7e-6', '0')
+    """
+    return fixed(value, 2) if value >= 0.01 else scientific(value, 1)
+
+
 @cached_markdown
 def parity_table() -> str:
     """Tabulate pe against transformers, every rule: cos and sin, logits, cached decoding."""
@@ -50,11 +59,8 @@ def parity_table() -> str:
         rows.append(
             [
                 f"`{rule}`",
-                found["cos_sin"],
-                found["short"],
-                found["long"],
-                found["pe_decode"],
-                found["hf_decode"],
+                *(_size(found[key]) for key in ("cos_sin", "short", "long")),
+                *(_size(found[key]) for key in ("pe_decode", "hf_decode")),
             ]
         )
     headers = [
@@ -80,16 +86,16 @@ def parity_table() -> str:
         f"{length}."
         f"\n\nThe tests' bound on the logit differences of pe and transformers is "
         f"{scientific(bound, 0)}: {fixed(bound / largest, 0)} times the largest of them here "
-        f"({scientific(largest, 1)})"
+        f"({_size(largest)})"
     )
     if length_dependent:
         smallest = min(length_dependent)
         note += (
             f", and {fixed(smallest / bound, 0)} times smaller than the smallest decoding "
-            f"difference of transformers' length-dependent rules ({scientific(smallest, 1)})"
+            f"difference of transformers' length-dependent rules ({_size(smallest)})"
         )
     note += "."
-    return table(headers, rows, formats=[None, "e1", "e1", "e1", "e1", "e1"]) + note
+    return table(headers, rows, align="lrrrrr") + note
 
 
 @cached_markdown
@@ -106,16 +112,16 @@ def cost_table() -> str:
             [
                 f"`{rule}`",
                 "transformers: frequencies of each call's length",
-                found["hf_decode"],
-                0.0,
+                _size(found["hf_decode"]),
+                "0 (the reference)",
             ]
         )
         rows.append(
             [
                 f"`{rule}`",
                 f"pe: fixed for {length} when built",
-                found["pe_self"],
-                found["cost"],
+                _size(found["pe_self"]),
+                _size(found["cost"]),
             ]
         )
     headers = [
@@ -124,7 +130,7 @@ def cost_table() -> str:
         f"decoding to {length} vs a full pass of {length}",
         f"a {prefill}-token prompt vs transformers' pass of it",
     ]
-    return table(headers, rows, align="llrr", formats=[None, None, "e1", "e1"])
+    return table(headers, rows, align="llrr")
 
 
 def _transformers_factor(parameters: dict[str, Any]) -> str:
@@ -234,6 +240,6 @@ def engine_effect() -> str:
         f"On the tiny YaRN model of the table above with `attention_factor: 1.0` in its "
         f"dict, the logits of a {ids.shape[1]}-token prompt computed with the factor the "
         f"dict names and with the computed {fixed(computed, 4)} (every attention logit "
-        f"multiplied by {fixed(computed**2, 4)}) differ by up to {scientific(gap, 1)}; "
+        f"multiplied by {fixed(computed**2, 4)}) differ by up to {_size(gap)}; "
         f"their standard deviation is {fixed(float(honoured.std()), 2)}."
     )

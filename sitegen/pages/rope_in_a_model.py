@@ -211,7 +211,7 @@ def engine_table() -> str:
         "- transformers: `_compute_yarn_parameters` in "
         f"`src/transformers/modeling_rope_utils.py`, version {_transformers_version()}, "
         "called through `LlamaRotaryEmbedding`.\n"
-        "- pe: [`pe.rope_frequencies`][pe.rope_frequencies].\n"
+        "- pe: `pe.rope_frequencies`.\n"
     )
     for reading in yarn_keys.READINGS:
         cited = " and ".join(source.cite() for source in reading.sources)

@@ -49,8 +49,13 @@ def _size(value: float) -> str:
     return fixed(value, 2) if value >= 0.01 else scientific(value, 1)
 
 
-@cached_markdown
 def parity_table() -> str:
+    """Return `_parity_table` for the installed transformers (part of the cache key)."""
+    return _parity_table(_transformers_version())
+
+
+@cached_markdown
+def _parity_table(transformers_version: str) -> str:
     """Tabulate pe against transformers, every rule: cos and sin, logits, cached decoding."""
     example = _example()
     prefill, length = example["PREFILL"], example["LENGTH"]
@@ -98,8 +103,13 @@ def parity_table() -> str:
     return table(headers, rows, align="lrrrrr") + note
 
 
-@cached_markdown
 def cost_table() -> str:
+    """Return `_cost_table` for the installed transformers (part of the cache key)."""
+    return _cost_table(_transformers_version())
+
+
+@cached_markdown
+def _cost_table(transformers_version: str) -> str:
     """Tabulate the two choices for the length-dependent rules, and what each costs."""
     example = _example()
     prefill, length = example["PREFILL"], example["LENGTH"]
@@ -169,8 +179,13 @@ def _pe_factor(parameters: dict[str, Any]) -> str:
         return "refused (`ValueError` naming the key)"
 
 
-@cached_markdown
 def engine_table() -> str:
+    """Return `_engine_table` for the installed transformers (part of the cache key)."""
+    return _engine_table(_transformers_version())
+
+
+@cached_markdown
+def _engine_table(transformers_version: str) -> str:
     """Which library honours which attention key of a YaRN dict (measured or read)."""
     example = _example()
     base = dict(example["RULES"]["yarn"][0])
@@ -181,7 +196,7 @@ def engine_table() -> str:
     }
     rows = [
         [
-            f"transformers {_transformers_version()} (run)",
+            f"transformers {transformers_version} (run)",
             *(_transformers_factor(cases[key]) for key in cases),
         ],
         ["pe (run)", *(_pe_factor(cases[key]) for key in cases)],
@@ -209,7 +224,7 @@ def engine_table() -> str:
         "without any of the three keys transformers and pe both compute "
         f"0.1 ln s + 1 = {default}. Where each row comes from:\n\n"
         "- transformers: `_compute_yarn_parameters` in "
-        f"`src/transformers/modeling_rope_utils.py`, version {_transformers_version()}, "
+        f"`src/transformers/modeling_rope_utils.py`, version {transformers_version}, "
         "called through `LlamaRotaryEmbedding`.\n"
         "- pe: `pe.rope_frequencies`.\n"
     )
@@ -220,13 +235,18 @@ def engine_table() -> str:
 
 
 def _transformers_version() -> str:
-    from importlib import metadata
+    import transformers
 
-    return metadata.version("transformers")
+    return str(transformers.__version__)
+
+
+def engine_effect() -> str:
+    """Return `_engine_effect` for the installed transformers (part of the cache key)."""
+    return _engine_effect(_transformers_version())
 
 
 @cached_markdown
-def engine_effect() -> str:
+def _engine_effect(transformers_version: str) -> str:
     """Logits of a YaRN model whose config sets attention_factor, honoured or not."""
     example = _example()
     base = dict(example["RULES"]["yarn"][0])

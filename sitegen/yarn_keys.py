@@ -110,8 +110,9 @@ READINGS: tuple[Reading, ...] = (
         mscale="read",
         sources=(_TRTLLM,),
         note=(
-            "`RopeParams.from_config` reads `factor`, `low_freq_factor`, `high_freq_factor`, "
-            "`original_max_position_embeddings`, `beta_fast`, `beta_slow`, `mscale`, "
+            "`RopeParams.from_config` reads `alpha`, `factor`, `low_freq_factor`, "
+            "`high_freq_factor`, `original_max_position_embeddings`, `beta_fast`, `beta_slow`, "
+            "`mscale`, "
             "`mscale_all_dim`, `short_factor` and `long_factor`, and passes `mscale` and "
             "`mscale_all_dim` to `create_sinusoidal_positions_yarn`."
         ),

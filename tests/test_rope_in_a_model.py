@@ -109,3 +109,19 @@ def test_the_engine_table_runs_transformers_and_pe() -> None:
     assert "ignored, with a warning" in transformers_row.split(" | ")[2]
     assert rows["pe (run)"].split(" | ")[1] == "1.0000"
     assert {"vLLM (read)", "SGLang (read)"} <= set(rows)
+
+
+def test_every_engine_reading_cites_a_file_at_a_commit() -> None:
+    import re
+
+    from sitegen import yarn_keys
+
+    assert len({reading.engine for reading in yarn_keys.READINGS}) == len(yarn_keys.READINGS)
+    for reading in yarn_keys.READINGS:
+        assert reading.sources, reading.engine
+        for source in reading.sources:
+            assert re.fullmatch(r"[0-9a-f]{40}", source.commit), source
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+", source.repo), source
+            assert source.path.endswith(".py"), source
+        for cell in (reading.attention_factor, reading.attn_factor, reading.mscale):
+            assert cell, reading.engine

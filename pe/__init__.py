@@ -22,6 +22,12 @@ from pe._layout import convert_layout, layout_permutation
 from pe._rope import RopeFrequencies, rope_frequencies
 from pe._rotation import rotation_blocks, rotation_matrix
 from pe._table import PrecisionWarning, sinusoidal
+from pe._timesteps import (
+    TimestepPreset,
+    timestep_embedding,
+    timestep_frequencies,
+    timestep_presets,
+)
 from pe._validation import MAX_POSITION
 
 __all__ = [
@@ -29,6 +35,7 @@ __all__ = [
     "MAX_POSITION",
     "PrecisionWarning",
     "RopeFrequencies",
+    "TimestepPreset",
     "alibi_slopes",
     "angles",
     "conventions",
@@ -39,6 +46,9 @@ __all__ = [
     "rotation_blocks",
     "rotation_matrix",
     "sinusoidal",
+    "timestep_embedding",
+    "timestep_frequencies",
+    "timestep_presets",
     "wavelengths",
 ]
 

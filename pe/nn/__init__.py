@@ -21,6 +21,7 @@ from pe.nn._learned import LearnedPositionalEmbedding
 from pe.nn._relative import RelativePositionBias
 from pe.nn._rotary import RotaryEmbedding
 from pe.nn._sinusoidal import SinusoidalPositionalEncoding
+from pe.nn._timesteps import SinusoidalTimestepEmbedding
 
 __all__ = [
     "ALiBi",
@@ -28,6 +29,7 @@ __all__ = [
     "RelativePositionBias",
     "RotaryEmbedding",
     "SinusoidalPositionalEncoding",
+    "SinusoidalTimestepEmbedding",
 ]
 
 # The plain functions of 0.1.0 moved to pe.nn.functional; the old names work

@@ -10,6 +10,8 @@ tensor on the device and dtype it is asked for:
   batches;
 * `relative_position_bucket`: T5's bucket of each relative distance, which
   `RelativePositionBias` looks up;
+* `timestep_embedding`: a diffusion model's sinusoidal embedding of its
+  timesteps (`pe.timestep_embedding` is the numpy version);
 * `convert_rotary_layout`: reorder queries and keys between the
   ``"interleaved"`` and ``"concatenated"`` rotary layouts.
 
@@ -27,5 +29,12 @@ from pe.nn._position_ids import position_ids
 from pe.nn._relative import relative_position_bucket
 from pe.nn._rotary import convert_rotary_layout
 from pe.nn._sinusoidal import sinusoidal
+from pe.nn._timesteps import timestep_embedding
 
-__all__ = ["convert_rotary_layout", "position_ids", "relative_position_bucket", "sinusoidal"]
+__all__ = [
+    "convert_rotary_layout",
+    "position_ids",
+    "relative_position_bucket",
+    "sinusoidal",
+    "timestep_embedding",
+]

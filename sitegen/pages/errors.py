@@ -49,6 +49,10 @@ CALLS: dict[str, tuple[str, ...]] = {
         "layout_permutation(8, 'rows', 'interleaved')",
         "convert_layout(np.zeros((2, 8)), 'interleaved', 'concatenated', axis=2)",
         "alibi_slopes(0)",
+        "timestep_embedding([1.0], 2)",
+        "timestep_embedding([True, False], 8)",
+        "timestep_embedding([0.5, nan], 8)",
+        "timestep_embedding([1.0], 8, flip_sin_to_cos='yes')",
     ),
     "pe.analysis": (
         "similarity([0, 1], [0, 1, 2], 8)",
@@ -74,9 +78,12 @@ CALLS: dict[str, tuple[str, ...]] = {
         "RotaryEmbedding(8)(torch.zeros(1, 4, 6), torch.zeros(1, 4, 6))",
         "ALiBi(0)",
         "ALiBi(2)(-1, 4)",
+        "SinusoidalTimestepEmbedding(256, downscale_freq_shift=128)",
+        "SinusoidalTimestepEmbedding(256)(torch.tensor([1j]))",
     ),
     "pe.nn.functional": (
         "sinusoidal(torch.zeros(3), 8)",
+        "timestep_embedding([999.0], 256)",
         "relative_position_bucket(torch.zeros(3))",
         "position_ids(torch.zeros(2, 3), 0)",
         "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",

@@ -28,6 +28,7 @@ CHAPTERS = (
     "visualizing",
     "properties",
     "mistakes",
+    "grids/timesteps",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -114,6 +115,10 @@ EXPECTED = {
             [2 * math.pi * 10000 ** (510 / 512), 2 * math.pi * 10000 ** (255 / 512)], abs=0.05
         )
     ),
+    # Pair 0 of Stable Diffusion's embedding turns at frequency 1: cos t, then sin t.
+    "timesteps_1": lambda a: a == pytest.approx([math.cos(500), math.sin(500)], abs=5e-7),
+    # 1000 * 10000**(-i/128) < 2π  ⇔  i > 32·log10(1000/2π): pairs above that, up to 127.
+    "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 
 
@@ -134,7 +139,7 @@ def test_every_chapter_ends_with_exercises_whose_solutions_run_on_the_page(chapt
     section = text.split("\n## Exercises\n", 1)[1]
     included = re.findall(r'--8<-- "examples/exercises/(\w+)\.py"', section)
     assert 2 <= len(included) <= 3
-    assert all(name.startswith(chapter.replace("-", "_")) for name in included)
+    assert all(name.startswith(Path(chapter).name.replace("-", "_")) for name in included)
     assert section.count('??? example "Solution"') == len(included)
     assert section.count('```python exec="on" source="above" result="text"') == len(included)
     assert "session=" not in section

@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from _figstyle import Theme, save_variants
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 import pe
@@ -13,7 +14,7 @@ DIM = 64
 STEPS = np.arange(1000)
 
 
-def _heatmap(axes: plt.Axes, theme: Theme, table: np.ndarray, title: str) -> None:
+def _heatmap(axes: Axes, theme: Theme, table: np.ndarray, title: str) -> None:
     axes.imshow(table, cmap=theme.diverging, vmin=-1, vmax=1, aspect="auto")
     axes.set_xlabel("column")
     axes.set_ylabel("timestep t")

@@ -29,6 +29,7 @@ CHAPTERS = (
     "properties",
     "mistakes",
     "grids/timesteps",
+    "grids/images",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -118,6 +119,10 @@ EXPECTED = {
     # Pair 0 of Stable Diffusion's embedding turns at frequency 1: cos t, then sin t.
     "timesteps_1": lambda a: a == pytest.approx([math.cos(500), math.sin(500)], abs=5e-7),
     # 1000 * 10000**(-i/128) < 2π  ⇔  i > 32·log10(1000/2π): pairs above that, up to 127.
+    # Token 100 of a 14-wide grid: column 100 mod 14 = 2, row 7; entry 384 is sin(7 * 1).
+    "images_1": lambda a: a == pytest.approx([2, 7, math.sin(7)], abs=5e-7),
+    # Column 23 at scale 14/24 sits at 23 * 14 / 24; pair 0's frequency is 1.
+    "images_2": lambda a: a == pytest.approx([23 * 14 / 24, math.sin(23 * 14 / 24)], abs=5e-7),
     "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 

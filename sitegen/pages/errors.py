@@ -53,6 +53,9 @@ CALLS: dict[str, tuple[str, ...]] = {
         "timestep_embedding([True, False], 8)",
         "timestep_embedding([0.5, nan], 8)",
         "timestep_embedding([1.0], 8, flip_sin_to_cos='yes')",
+        "grid_sincos(14, 766)",
+        "grid_sincos((14, 0), 768)",
+        "grid_sincos(14, 768, layout='vit')",
     ),
     "pe.analysis": (
         "similarity([0, 1], [0, 1, 2], 8)",
@@ -84,6 +87,8 @@ CALLS: dict[str, tuple[str, ...]] = {
     "pe.nn.functional": (
         "sinusoidal(torch.zeros(3), 8)",
         "timestep_embedding([999.0], 256)",
+        "resample_grid_embedding(torch.zeros(1, 51, 8), 8)",
+        "resample_grid_embedding(torch.zeros(1, 51, 8), 8, old_size=(7, 8))",
         "relative_position_bucket(torch.zeros(3))",
         "position_ids(torch.zeros(2, 3), 0)",
         "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",

@@ -67,7 +67,7 @@ def preset_sources() -> str:
 
 
 def _diffusers_embedders() -> dict[str, tuple[str, Callable[[Any], Any]]]:
-    """The diffusers module behind each preset, built through the class that sets it."""
+    """Build the diffusers module behind each preset, through the class that sets it."""
     from diffusers import UNet2DConditionModel
     from diffusers.models import embeddings
     from diffusers.models.transformers.transformer_wan import (
@@ -101,7 +101,7 @@ def _diffusers_embedders() -> dict[str, tuple[str, Callable[[Any], Any]]]:
         ),
         "flux": (
             "`CombinedTimestepGuidanceTextProjEmbeddings(...).time_proj`",
-            embeddings.CombinedTimestepGuidanceTextProjEmbeddings(32, 8).time_proj,
+            embeddings.CombinedTimestepGuidanceTextProjEmbeddings(32, 8).time_proj,  # type: ignore[no-untyped-call]
         ),
         "wan": (
             "`WanTimeTextImageEmbedding(...).timesteps_proj`",
@@ -142,8 +142,9 @@ def diffusers_check() -> str:
 
 
 def _relative(wrong: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """‖wrong − right‖ / ‖right‖ per row."""
-    return np.linalg.norm(wrong - right, axis=-1) / np.linalg.norm(right, axis=-1)
+    """Return ||wrong - right|| / ||right|| per row."""
+    relative: np.ndarray = np.linalg.norm(wrong - right, axis=-1) / np.linalg.norm(right, axis=-1)
+    return relative
 
 
 def bug_effects(name: str = "stable-diffusion-1") -> str:
@@ -190,7 +191,7 @@ def bug_effects(name: str = "stable-diffusion-1") -> str:
 
 
 def shift_frequencies(dim: int = 320) -> str:
-    """The slowest frequencies and periods under shift 0 and shift 1, at one width."""
+    """Compare the slow end of the frequencies under shift 0 and shift 1, at one width."""
     rows = []
     for shift in (0.0, 1.0):
         omega = pe.timestep_frequencies(dim, downscale_freq_shift=shift)

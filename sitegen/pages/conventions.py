@@ -206,14 +206,14 @@ def beyond_sequence_checks() -> str:
     for preset in pe.timestep_presets.values():
         rows.append(
             [
-                f"[`{preset.name}`](grids/timesteps.md#the-pipelines-settings)",
+                f"`{preset.name}`",
                 f"timestep embedding: {preset.title}",
                 f"{diffusers}: `{preset.diffusers}`",
             ]
         )
     rows.append(
         [
-            '[`grid_sincos(layout="mae")`](grids/images.md#mae-against-timm)',
+            '`grid_sincos(layout="mae")`',
             "2-D sin-cos table: MAE, DiT, PixArt, SD3",
             f"{diffusers}: `get_2d_sincos_pos_embed`; MAE (not on PyPI) **from source "
             "reading** of `util/pos_embed.py`",
@@ -221,14 +221,14 @@ def beyond_sequence_checks() -> str:
     )
     rows.append(
         [
-            '[`grid_sincos(layout="timm")`](grids/images.md#mae-against-timm)',
+            '`grid_sincos(layout="timm")`',
             "2-D sin-cos table: timm",
             f"{timm}: `build_sincos2d_pos_embed`",
         ]
     )
     rows.append(
         [
-            "[`resample_grid_embedding`](grids/images.md#when-the-resolution-changes)",
+            "`resample_grid_embedding`",
             "resizing a grid's table",
             f"{timm}: `resample_abs_pos_embed`, bit for bit",
         ]

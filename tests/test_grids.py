@@ -300,3 +300,31 @@ WRONG_FLAG: Any = 1
 def test_bad_input_names_the_parameter(call: Any, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         call()
+
+
+# ------------------------------------------------------------------ the module
+def test_module_adds_the_table_and_keeps_it_float32() -> None:
+    from pe.nn import GridSinCosEmbedding
+
+    module = GridSinCosEmbedding((3, 4), 16, layout="timm", class_token=True)
+    x = torch.randn(2, 13, 16)
+    table = torch.from_numpy(pe.grid_sincos((3, 4), 16, layout="timm", class_token=True))
+    assert torch.equal(module(x), x + table)
+    assert module.state_dict() == {}
+    assert module.double().table.dtype == torch.float32
+    assert module(x.double()).dtype == torch.float64
+    with pytest.raises(ValueError, match=r"\(\.\.\., 13, 16\) for a 3 x 4 grid plus a class token"):
+        module(torch.zeros(2, 12, 16))
+    with pytest.raises(TypeError, match="floating-point"):
+        module(torch.zeros(2, 13, 16, dtype=torch.long))
+
+
+def test_module_compiles_and_exports() -> None:
+    from pe.nn import GridSinCosEmbedding
+
+    module = GridSinCosEmbedding(6, 32, class_token=True)
+    x = torch.randn(2, 37, 32)
+    eager = module(x)
+    torch._dynamo.reset()
+    assert torch.equal(torch.compile(module, fullgraph=True, backend="eager")(x), eager)
+    assert torch.equal(torch.export.export(module, (x,)).module()(x), eager)

@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as torch_functional
-from torch import Tensor
+from torch import Tensor, nn
 
 from pe._grids import GridLayout, _check_grid
 from pe._grids import grid_sincos as _grid_sincos
 from pe.nn._common import check_count, check_layout_choice
 from pe.nn._sinusoidal import _check_torch_dtype
 
-__all__ = ["grid_sincos", "resample_grid_embedding"]
+__all__ = ["GridSinCosEmbedding", "grid_sincos", "resample_grid_embedding"]
 
 _NUMPY_DTYPE = {
     torch.float16: np.float16,
@@ -160,3 +160,88 @@ def resample_grid_embedding(
     body = resized.permute(0, 2, 3, 1).reshape(body.shape[0], new_h * new_w, -1)
     result = torch.cat([head, body.to(table.dtype)], dim=1)
     return result if table.dim() == 3 else result[0]
+
+
+class GridSinCosEmbedding(nn.Module):
+    """Add a fixed 2-D sin-cos table to the tokens of a grid of patches (MAE, DiT, timm).
+
+    The table (`pe.grid_sincos`, float64 angles rounded once to float32) is a
+    buffer that is not saved in the state dict; it follows the module to a
+    device but stays float32 when the module is cast, and is added in the
+    input's dtype.
+
+    Parameters
+    ----------
+    grid : int or (int, int)
+        ``n`` for an ``n x n`` grid, or ``(height, width)``.
+    dim : int
+        Token width; a positive multiple of 4.
+    layout, base, scale, class_token
+        As in `pe.grid_sincos`. With ``class_token=True`` the input's first
+        token is the class token and gets the zero row.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For invalid settings (at construction), or an input that is not a
+        floating-point tensor of shape ``(..., tokens, dim)`` (in `forward`).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import GridSinCosEmbedding
+    >>> add = GridSinCosEmbedding(14, 768, class_token=True)
+    >>> add(torch.zeros(2, 197, 768)).shape
+    torch.Size([2, 197, 768])
+    """
+
+    table: Tensor
+
+    def __init__(
+        self,
+        grid: Any,
+        dim: int,
+        *,
+        layout: GridLayout = "mae",
+        base: float = 10000.0,
+        scale: Any = 1.0,
+        class_token: bool = False,
+    ) -> None:
+        super().__init__()
+        self.grid = _check_grid(grid)
+        table = _grid_sincos(
+            grid, dim, layout=layout, base=base, scale=scale, class_token=class_token
+        )
+        self.dim, self.layout, self.class_token = int(dim), layout, bool(class_token)
+        self.register_buffer("table", torch.from_numpy(table), persistent=False)
+
+    def _apply(self, fn: Any, recurse: bool = True) -> GridSinCosEmbedding:
+        # ``.to(device)`` moves the table; casting the module never lowers it.
+        table = self._buffers.pop("table")
+        try:
+            super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
+        finally:
+            if table is not None:
+                self._buffers["table"] = table.to(device=fn(table).device)
+        return self
+
+    def forward(self, x: Tensor) -> Tensor:
+        """Return ``x + table``; `x` has shape ``(..., tokens, dim)``."""
+        tokens = self.table.shape[0]
+        if not isinstance(x, Tensor) or not x.is_floating_point():
+            kind = type(x).__name__ + (f" of dtype {x.dtype}" if isinstance(x, Tensor) else "")
+            raise TypeError(f"x must be a floating-point tensor; got {kind}")
+        if x.dim() < 2 or tuple(x.shape[-2:]) != (tokens, self.dim):
+            grid = f"{self.grid[0]} x {self.grid[1]} grid" + (
+                " plus a class token" if self.class_token else ""
+            )
+            raise ValueError(
+                f"x must have shape (..., {tokens}, {self.dim}) for a {grid}; got {tuple(x.shape)}"
+            )
+        return x + self.table.to(x.dtype)
+
+    def extra_repr(self) -> str:
+        return (
+            f"grid={self.grid}, dim={self.dim}, layout={self.layout!r}, "
+            f"class_token={self.class_token}"
+        )

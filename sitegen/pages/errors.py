@@ -83,6 +83,7 @@ CALLS: dict[str, tuple[str, ...]] = {
         "ALiBi(2)(-1, 4)",
         "SinusoidalTimestepEmbedding(256, downscale_freq_shift=128)",
         "SinusoidalTimestepEmbedding(256)(torch.tensor([1j]))",
+        "GridSinCosEmbedding(14, 768, class_token=True)(torch.zeros(2, 196, 768))",
     ),
     "pe.nn.functional": (
         "sinusoidal(torch.zeros(3), 8)",

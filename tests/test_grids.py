@@ -317,14 +317,3 @@ def test_module_adds_the_table_and_keeps_it_float32() -> None:
         module(torch.zeros(2, 12, 16))
     with pytest.raises(TypeError, match="floating-point"):
         module(torch.zeros(2, 13, 16, dtype=torch.long))
-
-
-def test_module_compiles_and_exports() -> None:
-    from pe.nn import GridSinCosEmbedding
-
-    module = GridSinCosEmbedding(6, 32, class_token=True)
-    x = torch.randn(2, 37, 32)
-    eager = module(x)
-    torch._dynamo.reset()
-    assert torch.equal(torch.compile(module, fullgraph=True, backend="eager")(x), eager)
-    assert torch.equal(torch.export.export(module, (x,)).module()(x), eager)

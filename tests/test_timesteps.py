@@ -217,18 +217,6 @@ def test_bad_input_names_the_parameter(call: object, error: type, match: str) ->
         call()  # type: ignore[operator]
 
 
-# ------------------------------------------------------------------ compile and export
-def test_compile_and_export_match_eager() -> None:
-    module = SinusoidalTimestepEmbedding.from_preset("stable-diffusion-1")
-    timesteps = torch.tensor([0.0, 17.5, 999.0])
-    eager = module(timesteps)
-    torch._dynamo.reset()
-    compiled = torch.compile(module, fullgraph=True, backend="eager")
-    assert torch.equal(compiled(timesteps), eager)
-    exported = torch.export.export(module, (timesteps,))
-    assert torch.equal(exported.module()(timesteps), eager)
-
-
 # ------------------------------------------------------------------ diffusers itself
 def _diffusers_module(name: str) -> torch.nn.Module:
     """The diffusers module that computes preset `name`, built through its own class."""

@@ -14,11 +14,20 @@ from __future__ import annotations
 
 from pe import analysis as analysis
 from pe._alibi import alibi_slopes
+from pe._axial import (
+    GridRope,
+    GridRopePreset,
+    axial_rope,
+    grid_positions,
+    grid_rope_angles,
+    grid_rope_presets,
+)
 from pe._conventions import Convention, conventions
 from pe._conventions import lookup as _lookup  # noqa: F401 (pe.convention, deprecated)
 from pe._deprecation import moved_attribute as _moved_attribute
 from pe._frequencies import angles, frequencies, wavelengths
 from pe._layout import convert_layout, layout_permutation
+from pe._mrope import MropePositions, mrope, mrope_decode_positions, mrope_position_ids
 from pe._rope import RopeFrequencies, rope_frequencies
 from pe._rotation import rotation_blocks, rotation_matrix
 from pe._table import PrecisionWarning, sinusoidal
@@ -26,15 +35,25 @@ from pe._validation import MAX_POSITION
 
 __all__ = [
     "Convention",
+    "GridRope",
+    "GridRopePreset",
     "MAX_POSITION",
+    "MropePositions",
     "PrecisionWarning",
     "RopeFrequencies",
     "alibi_slopes",
     "angles",
+    "axial_rope",
     "conventions",
     "convert_layout",
     "frequencies",
+    "grid_positions",
+    "grid_rope_angles",
+    "grid_rope_presets",
     "layout_permutation",
+    "mrope",
+    "mrope_decode_positions",
+    "mrope_position_ids",
     "rope_frequencies",
     "rotation_blocks",
     "rotation_matrix",

@@ -10,6 +10,11 @@ tensor on the device and dtype it is asked for:
   batches;
 * `relative_position_bucket`: T5's bucket of each relative distance, which
   `RelativePositionBias` looks up;
+* `grid_position_ids`: the coordinates of every cell of a grid (Flux's
+  image ids);
+* `mrope_position_ids` and `mrope_decode_position_ids`: M-RoPE's
+  (temporal, height, width) ids of a prompt with images and videos, and of
+  the tokens generated after it;
 * `convert_rotary_layout`: reorder queries and keys between the
   ``"interleaved"`` and ``"concatenated"`` rotary layouts.
 
@@ -23,9 +28,18 @@ tensor([[0, 0, 0, 1]])
 
 from __future__ import annotations
 
+from pe.nn._grid_rotary import grid_position_ids, mrope_decode_position_ids, mrope_position_ids
 from pe.nn._position_ids import position_ids
 from pe.nn._relative import relative_position_bucket
 from pe.nn._rotary import convert_rotary_layout
 from pe.nn._sinusoidal import sinusoidal
 
-__all__ = ["convert_rotary_layout", "position_ids", "relative_position_bucket", "sinusoidal"]
+__all__ = [
+    "convert_rotary_layout",
+    "grid_position_ids",
+    "mrope_decode_position_ids",
+    "mrope_position_ids",
+    "position_ids",
+    "relative_position_bucket",
+    "sinusoidal",
+]

@@ -34,7 +34,7 @@ def _load_timm_pos_embed() -> Any:
     spec = importlib.util.find_spec("timm")
     if spec is None or not spec.submodule_search_locations:
         pytest.skip("timm is not installed")
-    root = list(spec.submodule_search_locations)[0]
+    root = next(iter(spec.submodule_search_locations))
     saved = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "timm"}
     try:
         for name, path in (("timm", root), ("timm.layers", f"{root}/layers")):
@@ -126,7 +126,8 @@ def test_angles_and_table_are_float64_rounded_once() -> None:
     # float64 frequencies differ in their last bit: about 1e-16 of angles up to 70000
     np.testing.assert_allclose(cos.numpy(), np.cos(expected), atol=1e-10, rtol=0)
     cos32, sin32 = rope.grid_cos_sin(torch.from_numpy(positions))
-    assert torch.equal(cos32, cos.float()) and torch.equal(sin32, sin.float())
+    assert torch.equal(cos32, cos.float())
+    assert torch.equal(sin32, sin.float())
     # the float path (fractional coordinates) gives the same numbers on whole ones
     cos_f, _ = rope.grid_cos_sin(torch.from_numpy(positions).double())
     assert torch.equal(cos_f, cos32)
@@ -194,14 +195,22 @@ def test_flux_preset_is_the_library_default() -> None:
     [
         (lambda: pe.axial_rope((16, 7)), ValueError, "positive even integer"),
         (lambda: pe.axial_rope(()), ValueError, "at least one axis"),
-        (lambda: pe.axial_rope("16"), TypeError, "sequence of integers"),
+        (
+            lambda: pe.axial_rope("16"),  # type: ignore[arg-type]
+            TypeError,
+            "sequence of integers",
+        ),
         (
             lambda: pe.grid_rope_angles([[1, 2]], pe.axial_rope((4, 4, 4))),
             ValueError,
             r"shape \(\.\.\., 3\)",
         ),
         (lambda: pe.grid_rope_angles([[1.0, np.nan]], pe.axial_rope((4, 4))), ValueError, "finite"),
-        (lambda: pe.grid_rope_angles([[1, 2]], (4, 4)), TypeError, "must be a GridRope"),
+        (
+            lambda: pe.grid_rope_angles([[1, 2]], (4, 4)),  # type: ignore[arg-type]
+            TypeError,
+            "must be a GridRope",
+        ),
         (lambda: pe.grid_positions((2, 0)), ValueError, "integers >= 1"),
         (
             lambda: AxialRotaryEmbedding((4, 4)).rotate(torch.zeros(3, 10), torch.zeros(3, 2)),

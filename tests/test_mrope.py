@@ -12,6 +12,7 @@ is restated below in float64 from its source, as is transformers 4's
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -115,7 +116,7 @@ def test_position_ids_match_get_rope_index(
 def test_batched_left_padded_ids_match_get_rope_index(models: dict[str, Any], name: str) -> None:
     model = models[name]
     rate = None if name == "qwen2-vl" else model.config.vision_config.tokens_per_second
-    padded = [0, 0] + TYPES  # two pads in front of row 1
+    padded = [0, 0, *TYPES]  # two pads in front of row 1
     short = [0, 0, 0, 0] + [1] * 6 + [0] * (len(TYPES) - 8)  # row 0: text, the image, text
     types = torch.tensor([short, padded])
     mask = torch.ones_like(types)
@@ -185,7 +186,7 @@ def _reference_cos_sin(position_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray
     angles = position_ids[..., None].astype(np.float64) * inverse  # (3, batch, seq, d/2)
     doubled = np.concatenate((angles, angles), axis=-1)
     edges = np.cumsum((0, *(SECTION * 2)))
-    chunks = [doubled[i % 3][..., a:b] for i, (a, b) in enumerate(zip(edges, edges[1:]))]
+    chunks = [doubled[i % 3][..., a:b] for i, (a, b) in enumerate(itertools.pairwise(edges))]
     chosen = np.concatenate(chunks, axis=-1)
     return np.cos(chosen), np.sin(chosen)
 
@@ -254,7 +255,7 @@ def test_presets_are_the_library_defaults() -> None:
 
 
 def _transformers4_ids(types: list[int], rate: float | None) -> np.ndarray:
-    """transformers 4's get_rope_index (Qwen2.5-VL), restated: text resumes one past the block's max."""
+    """Restate transformers 4's get_rope_index (Qwen2.5-VL): text resumes past the block's max."""
     ids: list[list[int]] = []
     images, videos = iter(IMAGES), iter(VIDEOS)
     index, current = 0, 0
@@ -276,7 +277,8 @@ def _transformers4_ids(types: list[int], rate: float | None) -> np.ndarray:
         ids.extend(block)
         current = max(max(row) for row in block) + 1
         index += len(block)
-    return np.array(ids).T
+    result: np.ndarray = np.array(ids, dtype=np.int64).T
+    return result
 
 
 @pytest.mark.parametrize("rate", [None, 2.0, 8.0])
@@ -297,11 +299,13 @@ def test_text_after_vision_max_is_transformers_4(rate: float | None) -> None:
     assert spatial.position_ids[0, 23] == 10
     assert ours.position_ids[0, 23] == 8 + (2 if rate is None else int(2 * rate)) + 1
     # after an image (one frame) they always agree
-    image_only = {"image_grid_thw": IMAGES, "tokens_per_second": rate}
-    np.testing.assert_array_equal(
-        pe.mrope_position_ids(TYPES[:11], **image_only).position_ids,
-        pe.mrope_position_ids(TYPES[:11], **image_only, text_after_vision="max").position_ids,
+    spatial_image, max_image = (
+        pe.mrope_position_ids(
+            TYPES[:11], image_grid_thw=IMAGES, tokens_per_second=rate, text_after_vision=rule
+        ).position_ids
+        for rule in ("spatial", "max")
     )
+    np.testing.assert_array_equal(spatial_image, max_image)
 
 
 def test_text_alone_is_plain_rope() -> None:
@@ -375,7 +379,8 @@ def test_compiles_with_fullgraph(backend: str) -> None:
         torch.testing.assert_close(ours, eager, atol=1e-6, rtol=1e-6)
     # the traced angles are the cached table's, bit for bit
     table = torch.compile(rope.grid_cos_sin, fullgraph=True, backend=backend)
-    for ours, eager in zip(table(ids.movedim(0, -1)), rope.grid_cos_sin(ids.movedim(0, -1))):
+    axis_last = ids.movedim(0, -1)
+    for ours, eager in zip(table(axis_last), rope.grid_cos_sin(axis_last), strict=True):
         assert torch.equal(ours, eager)
 
 

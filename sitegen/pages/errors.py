@@ -49,6 +49,12 @@ CALLS: dict[str, tuple[str, ...]] = {
         "layout_permutation(8, 'rows', 'interleaved')",
         "convert_layout(np.zeros((2, 8)), 'interleaved', 'concatenated', axis=2)",
         "alibi_slopes(0)",
+        # RoPE on grids
+        "axial_rope((16, 7))",
+        "mrope(16, (2, 3, 2))",
+        "grid_rope_angles([[1, 2]], axial_rope((4, 4, 4)))",
+        "mrope_position_ids([0, 1, 1, 0], image_grid_thw=[(1, 4, 4)])",
+        "mrope_position_ids([0, 1, 1, 1, 1])",
     ),
     "pe.analysis": (
         "similarity([0, 1], [0, 1, 2], 8)",
@@ -74,6 +80,9 @@ CALLS: dict[str, tuple[str, ...]] = {
         "RotaryEmbedding(8)(torch.zeros(1, 4, 6), torch.zeros(1, 4, 6))",
         "ALiBi(0)",
         "ALiBi(2)(-1, 4)",
+        # RoPE on grids
+        "MultimodalRotaryEmbedding(16, (2, 3, 3))(torch.zeros(1, 2, 4, 16), torch.zeros(1, 2, 4, 16), torch.arange(4)[None])",  # noqa: E501
+        "AxialRotaryEmbedding((4, 4))(torch.zeros(3, 8), torch.zeros(3, 8), torch.zeros(3, 3))",
     ),
     "pe.nn.functional": (
         "sinusoidal(torch.zeros(3), 8)",
@@ -81,6 +90,8 @@ CALLS: dict[str, tuple[str, ...]] = {
         "position_ids(torch.zeros(2, 3), 0)",
         "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",
         "position_ids(torch.zeros(2, 3, dtype=torch.long), 0, pad_value=2**70)",
+        # RoPE on grids
+        "mrope_position_ids(torch.zeros(1, 3))",
     ),
 }
 

@@ -207,7 +207,7 @@ def flat_positions_effect() -> str:
         return "(" + ", ".join(str(int(v)) for v in ids[:, second] - ids[:, first]) + ")"
 
     below = before + columns  # the image token under the image's first token
-    rows = [
+    rows: list[list[object]] = [
         ["first text token after the image", int(right[0, before + tokens]), before + tokens],
         ["last token of the prompt", int(right[0, last]), last],
         [

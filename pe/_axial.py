@@ -245,8 +245,10 @@ class GridRopePreset:
         The models that use these settings.
     source : str
         Where each setting was read (library file and version, or config).
+    library : str
+        The Python package that defines it, which the tests run.
     checked_against : str
-        The library function or module the tests compare with.
+        The functions or modules of `library` the tests compare with.
     spatial_merge_size, tokens_per_second : int or None
         For M-RoPE, the position-id settings (`pe.mrope_position_ids`).
 
@@ -268,6 +270,7 @@ class GridRopePreset:
     layout: str
     models: str
     source: str
+    library: str
     checked_against: str
     spatial_merge_size: int | None = None
     tokens_per_second: int | None = None
@@ -296,7 +299,8 @@ grid_rope_presets: dict[str, GridRopePreset] = {
             "FluxTransformer2DModel(axes_dims_rope=(16, 56, 56)) builds "
             "FluxPosEmbed(theta=10000, axes_dim=axes_dims_rope)"
         ),
-        checked_against="diffusers FluxPosEmbed and get_1d_rotary_pos_embed",
+        library="diffusers",
+        checked_against="FluxPosEmbed, get_1d_rotary_pos_embed and apply_rotary_emb",
     ),
     "eva02": GridRopePreset(
         name="eva02",
@@ -311,8 +315,10 @@ grid_rope_presets: dict[str, GridRopePreset] = {
             "RotaryEmbeddingCat(dim=head_dim, in_pixels=False, temperature=10000); "
             "layers/pos_embed_sincos.py gives each of (row, column) dim/4 bands"
         ),
+        library="timm",
         checked_against=(
-            "timm RotaryEmbeddingCat (in_pixels=False), loaded without timm/__init__.py"
+            "RotaryEmbeddingCat (in_pixels=False) and apply_rot_embed_cat, loaded without "
+            "timm/__init__.py"
         ),
     ),
     "qwen2-vl": GridRopePreset(
@@ -328,8 +334,9 @@ grid_rope_presets: dict[str, GridRopePreset] = {
             "rope_parameters['mrope_section'] default [16, 24, 24], "
             "Qwen2VLVisionConfig.spatial_merge_size 2"
         ),
+        library="transformers",
         checked_against=(
-            "transformers Qwen2VLRotaryEmbedding, apply_rotary_pos_emb, "
+            "Qwen2VLRotaryEmbedding, apply_rotary_pos_emb, "
             "Qwen2VLModel.get_rope_index and compute_3d_position_ids"
         ),
         spatial_merge_size=2,
@@ -347,8 +354,9 @@ grid_rope_presets: dict[str, GridRopePreset] = {
             "tokens_per_second 2 from the checkpoints' vision_config (transformers' "
             "class default is 4)"
         ),
+        library="transformers",
         checked_against=(
-            "transformers Qwen2_5_VLRotaryEmbedding, apply_rotary_pos_emb, "
+            "Qwen2_5_VLRotaryEmbedding, apply_rotary_pos_emb, "
             "Qwen2_5_VLModel.get_rope_index and compute_3d_position_ids"
         ),
         spatial_merge_size=2,

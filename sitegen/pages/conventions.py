@@ -196,3 +196,21 @@ def convention_bit_equality(rows: int = 2048, d_model: int = 512) -> str:
         "in float32 roundings of the largest angle",
     ]
     return table(headers, lines, align="llrrr")
+
+
+# --- positions on grids: the rotary presets (grids/rotary.md) ------------------------------
+
+def grid_rope_sources() -> str:
+    """One row per grid RoPE preset: its models, where it was read, what the tests run."""
+    rows = []
+    for preset in pe.grid_rope_presets.values():
+        package = preset.library
+        rows.append(
+            [
+                f"[`{preset.name}`](grids/rotary.md)",
+                preset.models,
+                preset.source,
+                f"run against {package} {_pinned_version(package)}: {preset.checked_against}",
+            ]
+        )
+    return table(["preset", "used by", "source", "checked"], rows, align="llll")

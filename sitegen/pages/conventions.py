@@ -207,7 +207,7 @@ def grid_rope_sources() -> str:
         package = preset.library
         rows.append(
             [
-                f"[`{preset.name}`](grids/rotary.md)",
+                f"`{preset.name}`",
                 preset.models,
                 preset.source,
                 f"run against {package} {_pinned_version(package)}: {preset.checked_against}",

@@ -271,3 +271,28 @@ def test_exports() -> None:
     program = torch.export.export(rope, (q, k, positions))
     for ours, eager in zip(program.module()(q, k, positions), rope(q, k, positions), strict=True):
         torch.testing.assert_close(ours, eager, atol=1e-6, rtol=1e-6)
+
+
+def test_flux_values_are_bit_equal_to_diffusers() -> None:
+    """grids/rotary.md: diffusers computes Flux's angles in float64 and rounds once, as pe."""
+    ids = _flux_ids(8, 8, text=4)
+    cos, sin = transformer_flux.FluxPosEmbed(theta=10000, axes_dim=[16, 56, 56])(ids.float())
+    ours_cos, ours_sin = AxialRotaryEmbedding.from_preset("flux").grid_cos_sin(ids)
+    assert torch.equal(ours_cos, cos[:, 0::2])
+    assert torch.equal(ours_sin, sin[:, 0::2])
+
+
+def test_meta_gradients_and_low_precision_inputs() -> None:
+    rope = AxialRotaryEmbedding((4, 4))
+    ids = grid_position_ids((2, 3))
+    meta = rope.rotate(torch.empty(2, 6, 8, device="meta"), ids.to("meta"))
+    assert meta.is_meta
+    assert meta.shape == (2, 6, 8)
+    x = torch.randn(2, 6, 8, requires_grad=True)
+    rope.rotate(x, ids).square().sum().backward()
+    # a rotation keeps norms, so the gradient of |Rx|^2 is 2x
+    assert x.grad is not None
+    torch.testing.assert_close(x.grad, 2 * x.detach(), atol=1e-5, rtol=1e-5)
+    half = rope.rotate(x.detach().bfloat16(), ids)
+    assert half.dtype == torch.bfloat16
+    torch.testing.assert_close(half.float(), rope.rotate(x.detach(), ids), atol=3e-2, rtol=3e-2)

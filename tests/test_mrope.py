@@ -393,3 +393,11 @@ def test_exports() -> None:
     program = torch.export.export(rope, (q, k, ids))
     for ours, eager in zip(program.module()(q, k, ids), rope(q, k, ids), strict=True):
         torch.testing.assert_close(ours, eager, atol=1e-6, rtol=1e-6)
+
+
+def test_claims_of_the_page() -> None:
+    """grids/rotary.md: M-RoPE's width pairs are all slower than its height pairs."""
+    rope = pe.grid_rope_presets["qwen2-vl"].rope()
+    time, height, width = np.split(2 * np.pi / rope.frequencies, np.cumsum(rope.sections)[:-1])
+    assert width.min() > height.max() > time.max()
+    assert width.min() > 1000  # columns of any image the model sees: a width pair barely turns

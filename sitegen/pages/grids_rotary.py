@@ -38,7 +38,7 @@ def _axis_names(preset: pe.GridRopePreset) -> tuple[str, ...]:
 
 
 def presets_table() -> str:
-    """One row per preset: rule, widths per axis, base, layout, the models."""
+    """One row per preset: rule, widths per axis, head width, base, layout."""
     rows = []
     for preset in pe.grid_rope_presets.values():
         rope = preset.rope()
@@ -46,20 +46,18 @@ def presets_table() -> str:
         split = ", ".join(
             f"{name} {2 * pairs}" for name, pairs in zip(names, rope.sections, strict=True)
         )
-        rule = "axial (`axes_dim`)" if preset.kind == "axial" else "M-RoPE (`mrope_section` × 2)"
         rows.append(
             [
                 f"`{preset.name}`",
-                rule,
+                "axial" if preset.kind == "axial" else "M-RoPE",
                 split,
                 preset.head_dim,
                 f"{preset.base:,.0f}",
                 preset.layout,
-                preset.models,
             ]
         )
-    headers = ["preset", "rule", "rotated dimensions per axis", "head", "base", "layout", "models"]
-    return table(headers, rows, align="lllrrll")
+    headers = ["preset", "rule", "rotated dimensions per axis", "head", "base", "layout"]
+    return table(headers, rows, align="lllrrl")
 
 
 def axis_wavelengths() -> str:

@@ -200,6 +200,7 @@ def convention_bit_equality(rows: int = 2048, d_model: int = 512) -> str:
 
 # --- positions on grids: the rotary presets (grids/rotary.md) ------------------------------
 
+
 def grid_rope_sources() -> str:
     """One row per grid RoPE preset: its models, where it was read, what the tests run."""
     rows = []

@@ -13,11 +13,14 @@ is restated below in float64 from its source, as is transformers 4's
 from __future__ import annotations
 
 import itertools
+import types as types_module
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pe
 from pe.nn import MultimodalRotaryEmbedding
@@ -401,3 +404,71 @@ def test_claims_of_the_page() -> None:
     time, height, width = np.split(2 * np.pi / rope.frequencies, np.cumsum(rope.sections)[:-1])
     assert width.min() > height.max() > time.max()
     assert width.min() > 1000  # columns of any image the model sees: a width pair barely turns
+
+
+# --- random prompts against the library -------------------------------------------------------
+
+_VISION = st.tuples(
+    st.sampled_from([1, 2]),  # 1 image, 2 video
+    st.integers(1, 3),  # frames (images use 1)
+    st.integers(1, 3),  # merged rows
+    st.integers(1, 3),  # merged columns
+)
+_SEGMENTS = st.lists(st.one_of(st.integers(1, 3), _VISION), min_size=1, max_size=6)
+
+
+def _prompt(segments: list[Any]) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """Token types and grids of a prompt: text runs and vision runs, text between runs."""
+    types: list[int] = []
+    images: list[list[int]] = []
+    videos: list[list[int]] = []
+    for segment in segments:
+        if isinstance(segment, int):
+            types += [0] * segment
+            continue
+        kind, frames, rows, columns = segment
+        frames = 1 if kind == 1 else frames
+        if types and types[-1] != 0:
+            types.append(0)  # a vision-end marker between two runs
+        types += [kind] * (frames * rows * columns)
+        (images if kind == 1 else videos).append([frames, 2 * rows, 2 * columns])
+    return types, images, videos
+
+
+@given(
+    segments=_SEGMENTS,
+    rate=st.sampled_from([None, 1, 2, 3]),
+    seconds=st.sampled_from([0.5, 1.0, 2.0]),
+)
+@settings(max_examples=40, deadline=None)
+def test_random_prompts_match_get_rope_index(
+    segments: list[Any], rate: int | None, seconds: float
+) -> None:
+    types, images, videos = _prompt(segments)
+    model_class = qwen2_vl.Qwen2VLModel if rate is None else qwen2_5_vl.Qwen2_5_VLModel
+    vision = {"spatial_merge_size": 2, "tokens_per_second": rate}
+    holder = types_module.SimpleNamespace(
+        config=types_module.SimpleNamespace(vision_config=types_module.SimpleNamespace(**vision))
+    )
+    holder.get_vision_position_ids = model_class.get_vision_position_ids.__get__(holder)
+    extra = {} if rate is None else {"second_per_grid_ts": torch.tensor([seconds] * len(videos))}
+    tensor = torch.tensor([types])
+    expected, delta = model_class.get_rope_index(
+        holder,
+        torch.zeros_like(tensor),
+        tensor,
+        torch.tensor(images) if images else None,
+        torch.tensor(videos) if videos else None,
+        **extra,
+    )
+    ours = pe.mrope_position_ids(
+        types,
+        image_grid_thw=images or None,
+        video_grid_thw=videos or None,
+        tokens_per_second=rate,
+        second_per_grid=[seconds] * len(videos) if rate is not None else None,
+    )
+    np.testing.assert_array_equal(ours.position_ids, expected[:, 0].numpy())
+    assert ours.delta == int(delta[0, 0])
+    text = np.asarray(types) == 0
+    assert np.all(ours.position_ids[:, text] == ours.position_ids[0, text])  # 1-D on text

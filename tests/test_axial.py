@@ -249,8 +249,9 @@ def test_batched_positions_are_shared_by_heads() -> None:
         assert torch.equal(batched[row], rope.rotate(x[row], positions[row]))
 
 
-@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
-@pytest.mark.parametrize("dtype", [torch.long, torch.float32])
+@pytest.mark.parametrize(
+    ("backend", "dtype"), [("eager", torch.long), ("aot_eager", torch.float32)]
+)
 def test_compiles_with_fullgraph(backend: str, dtype: torch.dtype) -> None:
     torch._dynamo.reset()
     rope = AxialRotaryEmbedding.from_preset("flux")

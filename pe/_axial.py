@@ -321,6 +321,27 @@ grid_rope_presets: dict[str, GridRopePreset] = {
             "timm/__init__.py"
         ),
     ),
+    "qwen2-vl-vision": GridRopePreset(
+        name="qwen2-vl-vision",
+        kind="axial",
+        widths=(40, 40),
+        head_dim=80,
+        base=10000.0,
+        layout="concatenated",
+        models=(
+            "the vision encoder of Qwen2-VL (its patches' (row, column), in 2 x 2 merge blocks)"
+        ),
+        source=(
+            "transformers 5.23, models/qwen2_vl: Qwen2VLVisionRotaryEmbedding "
+            "(compute_axial_rope_parameters: head_dim // 2 per axis, rope_theta 10000), "
+            "Qwen2VLVisionConfig embed_dim 1280 and num_heads 16"
+        ),
+        library="transformers",
+        checked_against=(
+            "Qwen2VLVisionRotaryEmbedding and apply_rotary_pos_emb_vision at the ids of "
+            "get_vision_position_ids"
+        ),
+    ),
     "qwen2-vl": GridRopePreset(
         name="qwen2-vl",
         kind="mrope",

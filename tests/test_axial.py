@@ -297,3 +297,29 @@ def test_meta_gradients_and_low_precision_inputs() -> None:
     half = rope.rotate(x.detach().bfloat16(), ids)
     assert half.dtype == torch.bfloat16
     torch.testing.assert_close(half.float(), rope.rotate(x.detach(), ids), atol=3e-2, rtol=3e-2)
+
+
+def test_qwen2_vl_vision_encoder_matches_transformers() -> None:
+    """Qwen2-VL's vision tower: axial RoPE over (row, column), halves layout (transformers)."""
+    transformers = pytest.importorskip("transformers")
+    qwen2_vl = pytest.importorskip("transformers.models.qwen2_vl.modeling_qwen2_vl")
+    vision_utils = pytest.importorskip("transformers.vision_utils")
+    config = transformers.Qwen2VLConfig().vision_config  # the library's defaults
+    preset = pe.grid_rope_presets["qwen2-vl-vision"]
+    assert config.embed_dim // config.num_heads == preset.head_dim
+    assert config.rope_parameters["rope_theta"] == preset.base
+    library = qwen2_vl.Qwen2VLVisionRotaryEmbedding(config)
+    ids = vision_utils.get_vision_position_ids(torch.tensor([[1, 4, 6], [2, 6, 4]]), 2)
+    cos, sin = library(torch.zeros(1), ids)  # (patches, head_dim): halves layout
+    rope = AxialRotaryEmbedding.from_preset("qwen2-vl-vision")
+    ours_cos, ours_sin = rope.grid_cos_sin(ids)
+    half = preset.head_dim // 2
+    assert torch.equal(cos[:, :half], cos[:, half:])
+    torch.testing.assert_close(ours_cos, cos[:, :half], atol=2e-7, rtol=0)
+    torch.testing.assert_close(ours_sin, sin[:, :half], atol=2e-7, rtol=0)
+    torch.manual_seed(4)
+    q, k = torch.randn(len(ids), 2, preset.head_dim), torch.randn(len(ids), 2, preset.head_dim)
+    expected = qwen2_vl.apply_rotary_pos_emb_vision(q, k, cos, sin)
+    got = rope(q.transpose(0, 1), k.transpose(0, 1), ids)  # (heads, patches, head_dim)
+    for ours, theirs in zip(got, expected, strict=True):
+        torch.testing.assert_close(ours.transpose(0, 1), theirs, atol=1e-6, rtol=1e-6)

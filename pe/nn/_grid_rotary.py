@@ -193,7 +193,7 @@ class AxialRotaryEmbedding(_GridRotary):
 
     @classmethod
     def from_preset(cls, name: str) -> AxialRotaryEmbedding:
-        """Build the module from an axial preset of `pe.grid_rope_presets`: ``"flux"``, ``"eva02"``.
+        """Build the module from an axial preset of `pe.grid_rope_presets` (``"flux"``, ...).
 
         Examples
         --------

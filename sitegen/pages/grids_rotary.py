@@ -21,7 +21,11 @@ import pe
 from sitegen.cache import cached_markdown
 from sitegen.markdown import table
 
-AXIS_NAMES = {"flux": ("index", "row", "column"), "eva02": ("row", "column")}
+AXIS_NAMES = {
+    "flux": ("index", "row", "column"),
+    "eva02": ("row", "column"),
+    "qwen2-vl-vision": ("row", "column"),
+}
 MROPE_AXES = ("time", "height", "width")
 
 #: The small prompt worked by hand: text, an image, text, a video, text.
@@ -344,7 +348,7 @@ def library_agreement() -> str:
                 "identical" if same else "DIFFERENT",
             ]
         )
-    from transformers import Qwen2VLTextConfig
+    from transformers import Qwen2VLConfig, Qwen2VLTextConfig
     from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
 
     text_config = Qwen2VLTextConfig()  # the library's defaults: head 128, base 1e6
@@ -359,6 +363,22 @@ def library_agreement() -> str:
             "`Qwen2VLRotaryEmbedding(Qwen2VLTextConfig())`",
             "cos at the worked prompt's ids",
             _largest(ours_cos, theirs_cos[..., : ours_cos.shape[-1]]),
+        ]
+    )
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLVisionRotaryEmbedding
+    from transformers.vision_utils import get_vision_position_ids
+
+    vision: Any = Qwen2VLVisionRotaryEmbedding
+    patches = get_vision_position_ids(torch.tensor(PROMPT_IMAGES), 2)
+    theirs_cos, _ = vision(Qwen2VLConfig().vision_config)(torch.zeros(1), patches)
+    ours_cos, _ = AxialRotaryEmbedding.from_preset("qwen2-vl-vision").grid_cos_sin(patches)
+    rows.append(
+        [
+            "`qwen2-vl-vision`",
+            f"transformers {metadata.version('transformers')}",
+            "`Qwen2VLVisionRotaryEmbedding(Qwen2VLConfig().vision_config)`",
+            "cos at the worked image's patches",
+            _largest(ours_cos, theirs_cos[:, : ours_cos.shape[-1]]),
         ]
     )
     headers = ["preset", "library", "function", "compared", "largest difference"]

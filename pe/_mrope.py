@@ -191,6 +191,16 @@ def _check_settings(
     return _Settings(int(spatial_merge_size), tokens_per_second, str(text_after_vision))
 
 
+def _check_seconds_used(values: Any, settings: _Settings) -> None:
+    """Refuse `second_per_grid` where nothing reads it (Qwen2-VL numbers frames 0, 1, 2)."""
+    if values is not None and settings.tokens_per_second is None:
+        raise ValueError(
+            "second_per_grid is read only with tokens_per_second (Qwen2.5-VL); without it "
+            "frames are numbered 0, 1, 2, ... (Qwen2-VL). Pass tokens_per_second, or drop "
+            "second_per_grid"
+        )
+
+
 def _seconds(values: Any, count: int) -> list[float]:
     if values is None:
         return [1.0] * count
@@ -338,6 +348,7 @@ def mrope_position_ids(
     settings = _check_settings(spatial_merge_size, tokens_per_second, text_after_vision)
     images = _grids(image_grid_thw, "image_grid_thw")
     videos = _grids(video_grid_thw, "video_grid_thw")
+    _check_seconds_used(second_per_grid, settings)
     seconds = _seconds(second_per_grid, len(videos))
     image_iter, video_iter = iter(images), iter(list(zip(videos, seconds, strict=True)))
     ids, delta = mrope_sequence(types, image_iter, video_iter, settings)

@@ -348,10 +348,16 @@ def test_one_dimensional_positions_are_refused() -> None:
         ({"token_types": [0], "text_after_vision": "text"}, "text_after_vision must be one of"),
         ({"token_types": [0], "tokens_per_second": -1.0}, "tokens_per_second must be"),
         (
-            {"token_types": [2] * 4, "video_grid_thw": [(1, 4, 4)], "second_per_grid": [1, 2]},
+            {
+                "token_types": [2] * 4,
+                "video_grid_thw": [(1, 4, 4)],
+                "second_per_grid": [1, 2],
+                "tokens_per_second": 2,
+            },
             "one finite number >= 0 per video",
         ),
         ({"token_types": [[0, 1]]}, "token_types must be a 1-D integer sequence"),
+        ({"token_types": [0], "second_per_grid": [1.0]}, "read only with tokens_per_second"),
     ],
 )
 def test_bad_prompts_raise_clear_errors(kwargs: dict[str, Any], message: str) -> None:

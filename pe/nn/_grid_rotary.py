@@ -20,7 +20,15 @@ import torch
 from torch import Tensor
 
 from pe._axial import GridRope, axial_rope, grid_positions, grid_rope_presets
-from pe._mrope import _check_settings, _grids, _seconds, _token_types, mrope, mrope_sequence
+from pe._mrope import (
+    _check_seconds_used,
+    _check_settings,
+    _grids,
+    _seconds,
+    _token_types,
+    mrope,
+    mrope_sequence,
+)
 from pe._validation import MAX_POSITION, check_offset, is_integer
 from pe.nn._rotary import RotaryEmbedding, _check_rotary_layout, _compiling
 
@@ -492,6 +500,7 @@ def mrope_position_ids(
         if isinstance(second_per_grid, Tensor)
         else second_per_grid
     )
+    _check_seconds_used(seconds_values, settings)
     seconds = _seconds(seconds_values, len(videos))
     image_iter, video_iter = iter(images), iter(list(zip(videos, seconds, strict=True)))
     batch, seq = types.shape

@@ -462,7 +462,7 @@ def test_grid_table_is_finite_bounded_and_placed(
     assert np.abs(table).max() <= 1
     if class_token:
         assert not table[0].any()
-    rows, columns = pe.grid_positions((height, width))
+    rows, columns = pe.grid_coordinates((height, width))
     token = height * width - 1  # the last token: row height - 1, column width - 1
     assert (rows[token], columns[token]) == (height - 1, width - 1)
     sin_y = table[class_token + token, (2 if layout == "mae" else 0) * quarter]

@@ -318,3 +318,27 @@ def offset_surprise(d_model: int, near: int, far: int) -> str:
         f"leaving the dot product {gain.sum():.3f} higher. The fast pairs alias, and at "
         f"d = {d_model} there are too few slow pairs to outweigh them."
     )
+
+
+def sinusoid_extrapolation_sentence() -> str:
+    """How the committed extrapolation run's sinusoidal model fares past its training length."""
+    from sitegen.results import result
+
+    data = result("extrapolation")
+    train, longest = data["training"]["length"], data["eval_lengths"][-1]
+    losses = {r["method"]: {row["length"]: row["loss"] for row in r["eval"]} for r in data["results"]}
+    sinusoidal = losses["sinusoidal"]
+    rise = sinusoidal[longest] - sinusoidal[train]
+    layers = data["model"]["layers"]
+    return (
+        f"In the small model that [Comparing the methods](beyond/comparison.md) trains on "
+        f"{train}-token sequences ({layers} layer{'' if layers == 1 else 's'}, one seed), the "
+        f"sinusoidal encoding's loss {'rises' if rise > 0 else 'changes'} by {abs(rise):.2f} "
+        f"nats per token from {train} to {longest:,} tokens ({sinusoidal[train]:.3f} to "
+        f"{sinusoidal[longest]:.3f}): "
+        + (
+            "the positions exist, but the model does not use the new ones well."
+            if rise > 0.1
+            else "here the model uses the new positions about as well as the trained ones."
+        )
+    )

@@ -326,7 +326,9 @@ def sinusoid_extrapolation_sentence() -> str:
 
     data = result("extrapolation")
     train, longest = data["training"]["length"], data["eval_lengths"][-1]
-    losses = {r["method"]: {row["length"]: row["loss"] for row in r["eval"]} for r in data["results"]}
+    losses = {
+        r["method"]: {row["length"]: row["loss"] for row in r["eval"]} for r in data["results"]
+    }
     sinusoidal = losses["sinusoidal"]
     rise = sinusoidal[longest] - sinusoidal[train]
     layers = data["model"]["layers"]
@@ -342,3 +344,26 @@ def sinusoid_extrapolation_sentence() -> str:
             else "here the model uses the new positions about as well as the trained ones."
         )
     )
+
+
+def shift_table(p: int, q: int, shift: int, d_model: int) -> str:
+    """Shift both positions by `shift`: what changes (the vectors) and what does not (their dot)."""
+    before = pe.sinusoidal(np.array([p, q]), d_model, dtype=np.float64)
+    after = pe.sinusoidal(np.array([p + shift, q + shift]), d_model, dtype=np.float64)
+    rotated = before @ pe.rotation_matrix(shift, d_model).T
+    rows = [
+        [
+            "‖PE(p+k) − PE(p)‖: is the encoding shift-invariant?",
+            float(np.linalg.norm(after[0] - before[0])),
+        ],
+        [
+            "‖PE(p+k) − M<sub>k</sub> PE(p)‖: is it shift-equivariant?",
+            float(np.linalg.norm(after[0] - rotated[0])),
+        ],
+        [
+            "PE(p+k)·PE(q+k) − PE(p)·PE(q), in size: is the dot product shift-invariant?",
+            float(abs(after[0] @ after[1] - before[0] @ before[1])),
+        ],
+    ]
+    note = f"\n\nFor p = {p}, q = {q}, k = {shift}, d = {d_model}, in float64."
+    return table(["check", "size"], rows, align="lr", formats=[None, "e1"]) + note

@@ -345,3 +345,98 @@ def test_offset_44_beats_offset_10_because_pair_zero_nearly_returns() -> None:  
     assert f"{dots[44] - dots[10]:.3f} higher" in text
     assert "7.003 turns" in text
     assert "claims.offset_surprise" in page("worked-examples.md")
+
+
+def _nav_pages() -> list[str]:
+    """Every page of mkdocs.yml's navigation, in order."""
+    config = (DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = config[config.index("\nnav:") :]
+    return re.findall(r":\s+([\w/-]+\.md)\s*$", nav, flags=re.MULTILINE)
+
+
+def test_home_page_names_every_page_and_the_mistakes_table_every_chapter() -> None:  # index.md
+    pages = _nav_pages()
+    assert "beyond/rope.md" in pages
+    assert "transformer.md" in pages
+    home = page("index.md")
+    missing = [name for name in pages if name not in {"index.md", "install.md", "changelog.md"}]
+    assert [name for name in missing if f"]({name})" not in home] == []
+    config = (DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8")
+    guide = config[config.index("  - Guide:") : config.index("  - Playground:")]
+    chapters = re.findall(r":\s+([\w/-]+\.md)\s*$", guide, flags=re.MULTILINE)
+    summary = page("mistakes.md")
+    assert [
+        name for name in chapters if name != "mistakes.md" and f"]({name})" not in summary
+    ] == []
+
+
+def test_the_blog_s_41_is_not_where_column_zero_returns() -> None:  # frequencies.md
+    from sitegen import learner
+
+    text = page("frequencies.md")
+    assert "41 among them" not in text
+    assert "popular blog post" not in text
+    assert "albonwu.com" in text
+    sentence = learner.column0_near_zero(claimed=41, close=0.02, span=60)
+    # independently: |sin p| below 0.02 in 1..60 only at 22 and 44, and 41 is at 0.159
+    near = [p for p in range(1, 61) if abs(np.sin(float(p))) < 0.02]
+    assert near == [22, 44]
+    assert "only at 22 (|sin 22| = 0.009) and 44 (|sin 44| = 0.018); 41 is not" in sentence
+    assert "|sin 41| = 0.159" in sentence
+    assert "(3, 19, 22 and 25)" in sentence
+
+
+def test_the_notebook_is_named_and_both_exponent_variants_labelled() -> None:  # worked-examples.md
+    from sitegen import learner
+
+    text = page("worked-examples.md")
+    assert "widely read notebook" not in text
+    assert "CurtisChris7/Neurips2025-CMDX-Tutorial" in text
+    names = list(learner.FORMULAS)
+    assert any("i the pair" in name for name in names)
+    assert any("i the column" in name and "notebook" in name for name in names)
+
+
+def test_dog_bites_man_differs_under_a_causal_mask_alone() -> None:  # why-position.md
+    from sitegen.examples import load
+
+    results = load("permutation")["main"]()
+    # independently: under a causal mask the first token attends only to itself, so
+    # 'dog' first is exactly its own value vector; last, it mixes all three values
+    rng = np.random.default_rng(2)
+    vocabulary = {word: rng.normal(0, 1, 16) for word in ("dog", "bites", "man")}
+    weights = np.random.default_rng(0)
+    w_q, w_k, w_v = (weights.normal(0, 16**-0.5, (16, 16)) for _ in range(3))
+    second = np.stack([vocabulary[w] for w in ("man", "bites", "dog")])
+    scores = (second[2] @ w_q) @ (second @ w_k).T / 4.0
+    mix = np.exp(scores - scores.max())
+    dog_last = (mix / mix.sum()) @ (second @ w_v)
+    expected = np.abs(vocabulary["dog"] @ w_v - dog_last).max()
+    assert results["word order, causal mask, no positions"] == pytest.approx(expected, rel=1e-12)
+    assert expected > 0.5
+    assert results["word order, no positions"] < 1e-12
+    assert "(NoPE)" in page("why-position.md")
+
+
+def test_shift_equivariance_is_not_called_invariance() -> None:  # why-position.md
+    from sitegen import claims
+
+    assert "translation invariance" in page("why-position.md")
+    rows = claims.shift_table(p=3, q=10, shift=100, d_model=16).splitlines()[2:5]
+    sizes = [float(row.strip("|").split("|")[-1]) for row in rows]
+    assert sizes[0] > 1
+    assert sizes[1] < 1e-12
+    assert sizes[2] < 1e-12
+
+
+def test_the_sinusoid_is_not_said_to_extend_without_a_cost() -> None:  # why-position.md
+    import json
+
+    from sitegen import claims
+
+    assert "meet all five" not in page("why-position.md")
+    data = json.loads((DOCS.parent / "benchmarks/results/extrapolation.json").read_text())
+    (row,) = [r for r in data["results"] if r["method"] == "sinusoidal"]
+    rise = row["eval"][-1]["loss"] - row["eval"][0]["loss"]
+    assert f"{abs(rise):.2f} nats" in claims.sinusoid_extrapolation_sentence()
+    assert "no difference" not in page("transformer.md")

@@ -440,3 +440,17 @@ def test_the_sinusoid_is_not_said_to_extend_without_a_cost() -> None:  # why-pos
     rise = row["eval"][-1]["loss"] - row["eval"][0]["loss"]
     assert f"{abs(rise):.2f} nats" in claims.sinusoid_extrapolation_sentence()
     assert "no difference" not in page("transformer.md")
+
+
+def test_the_no_encoding_row_states_its_one_layer_limit() -> None:  # beyond/comparison.md
+    import json
+
+    from sitegen.pages import comparison
+
+    data = json.loads((DOCS.parent / "benchmarks/results/extrapolation.json").read_text())
+    summary = comparison.extrapolation_summary()
+    if data["model"]["layers"] == 1:
+        assert "1-layer model, not NoPE in general" in summary
+    assert (DOCS.parent / "examples/tiny_decoder.py").is_file()
+    assert not (DOCS.parent / "examples/tiny_encoder.py").exists()
+    assert "tiny_encoder" not in page("beyond/comparison.md")

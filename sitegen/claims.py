@@ -219,7 +219,7 @@ def rotation_error_by_angle(d_model: int, offsets: tuple[int, ...], count: int =
                 f"10{str(low).translate(superscript)} to 10{str(high).translate(superscript)}",
                 f"{int(inside.sum()):,}",
                 number(float(errors[inside].max()), 1),
-                number(float(10.0**high * np.finfo(np.float64).eps), 1),
+                number(float(max(10.0**high, 1.0) * np.finfo(np.float64).eps), 1),
             ]
         )
     return table(
@@ -227,7 +227,7 @@ def rotation_error_by_angle(d_model: int, offsets: tuple[int, ...], count: int =
             "largest angle (p+k)·ω_i (radians)",
             "checks",
             "largest error",
-            "upper end × float64 epsilon",
+            "max(upper end, 1) × float64 epsilon",
         ],
         rows,
         align="lrrr",

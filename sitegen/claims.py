@@ -367,3 +367,38 @@ def shift_table(p: int, q: int, shift: int, d_model: int) -> str:
     ]
     note = f"\n\nFor p = {p}, q = {q}, k = {shift}, d = {d_model}, in float64."
     return table(["check", "size"], rows, align="lr", formats=[None, "e1"]) + note
+
+
+def precision_opening() -> str:
+    """State the precision page's promise of speed as the committed table benchmark recorded it."""
+    from sitegen.results import result
+
+    data = result("table")
+    ratios = [
+        row["seconds"]["(a) common float32"] / row["seconds"]["pe"]
+        for framework in ("numpy", "torch")
+        for row in data[framework]
+    ]
+    met = "all of which it met" if data["targets_met"] else "not all of which it met"
+    return (
+        f"In the committed run, `pe` computes the table {min(ratios):.1f} to "
+        f"{max(ratios):.1f} times as fast as the common recipe, in numpy and torch on a CPU; "
+        f"the benchmark also sets itself targets, {met} (listed, each with its measurement, "
+        "under [speed](#speed))."
+    )
+
+
+def rope_speed_device() -> str:
+    """Say on what device the committed RoPE timings were taken."""
+    from sitegen.results import result
+
+    data = result("rope")
+    machine = data["machine"]
+    gpu = data.get("cuda") or data["speed"].get("cuda")
+    if gpu:
+        return f"Timed on a CPU ({machine['cpu']}) and on a GPU; the GPU rows are marked."
+    return (
+        f"These timings are from a CPU ({machine['cpu']}, {machine['threads_used']} threads); "
+        "no GPU was measured. Long-context serving runs mostly on GPUs, so read them as a "
+        "comparison of how much memory each method moves, not as serving times."
+    )

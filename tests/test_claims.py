@@ -197,7 +197,7 @@ def test_rotation_error_follows_the_angle_not_the_position() -> None:  # rotatio
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         assert float(cells[2]) <= 4 * float(cells[3])
-        if cells[0].startswith("10⁻"):  # below 1 radian: a floor near eps, not angle × eps
+        if cells[0].startswith("10⁻"):  # below 1 radian: a floor near eps, not angle * eps
             assert float(cells[3]) == pytest.approx(eps, rel=0.05)
             assert float(cells[2]) > 0.5 * eps
     assert "tracks the angle times float64's epsilon:" not in page("rotation.md")
@@ -459,3 +459,32 @@ def test_the_no_encoding_row_states_its_one_layer_limit() -> None:  # beyond/com
     assert (DOCS.parent / "examples/tiny_decoder.py").is_file()
     assert not (DOCS.parent / "examples/tiny_encoder.py").exists()
     assert "tiny_encoder" not in page("beyond/comparison.md")
+
+
+def test_precision_opening_follows_the_committed_run() -> None:  # precision.md
+    import json
+
+    from sitegen import claims
+
+    text = page("precision.md")
+    assert "several times faster" not in text
+    assert "five full-size temporaries" not in text
+    assert "four full-size temporaries and one half-size one" in text
+    data = json.loads((DOCS.parent / "benchmarks/results/table.json").read_text())
+    opening = claims.precision_opening()
+    assert ("not all of which it met" in opening) == (not data["targets_met"])
+    ratios = [
+        row["seconds"]["(a) common float32"] / row["seconds"]["pe"]
+        for framework in ("numpy", "torch")
+        for row in data[framework]
+    ]
+    assert f"{min(ratios):.1f} to {max(ratios):.1f} times" in opening
+
+
+def test_transformers_rotate_half_makes_one_half_size_temporary() -> None:  # precision.md
+    import torch
+
+    llama = pytest.importorskip("transformers.models.llama.modeling_llama")
+    q = torch.randn(2, 3, 8)
+    halves = torch.cat((-q[..., 4:], q[..., :4]), dim=-1)  # the negated half, then the join
+    torch.testing.assert_close(llama.rotate_half(q), halves)

@@ -139,7 +139,8 @@ def test_t5_adds_the_bias_to_the_unscaled_dot_product() -> None:  # beyond/relat
 
         def mixed(scores: torch.Tensor) -> torch.Tensor:
             weights = scores.softmax(dim=-1)
-            return attention.o((weights @ v).transpose(1, 2).reshape(1, 5, 16))
+            out: torch.Tensor = attention.o((weights @ v).transpose(1, 2).reshape(1, 5, 16))
+            return out
 
         unscaled = mixed(q @ k.transpose(-1, -2) + bias)
         scaled = mixed(q @ k.transpose(-1, -2) / 8**0.5 + bias)

@@ -201,6 +201,7 @@ def test_real_tracebacks_tells_a_doctest_from_a_failure() -> None:
     assert len(real_tracebacks(failure)) == 1
 
 
+@pytest.mark.site
 def test_a_fresh_clone_serves_every_page_without_a_traceback(
     site: SiteBuild, tmp_path: Path
 ) -> None:

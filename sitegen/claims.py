@@ -383,8 +383,8 @@ def precision_opening() -> str:
     return (
         f"In the committed run, `pe` computes the table {min(ratios):.1f} to "
         f"{max(ratios):.1f} times as fast as the common recipe, in numpy and torch on a CPU; "
-        f"the benchmark also sets itself targets, {met} (listed, each with its measurement, "
-        "under [speed](#speed))."
+        f"the benchmark also sets itself targets, {met} (listed under Speed below, each "
+        "with its measurement)."
     )
 
 

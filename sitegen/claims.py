@@ -333,7 +333,7 @@ def sinusoid_extrapolation_sentence() -> str:
     rise = sinusoidal[longest] - sinusoidal[train]
     layers = data["model"]["layers"]
     return (
-        f"In the small model that [Comparing the methods](beyond/comparison.md) trains on "
+        f"In the small model that the chapter *Comparing the methods* trains on "
         f"{train}-token sequences ({layers} layer{'' if layers == 1 else 's'}, one seed), the "
         f"sinusoidal encoding's loss {'rises' if rise > 0 else 'changes'} by {abs(rise):.2f} "
         f"nats per token from {train} to {longest:,} tokens ({sinusoidal[train]:.3f} to "

@@ -110,8 +110,8 @@ def extrapolation_summary() -> str:
                 "the causal mask can tell a token how many tokens it sees (a position, "
                 "roughly), but nothing can carry that into the queries and keys of a later "
                 "layer to pick out the token one step back, which is what this task needs; "
-                "deeper NoPE language models do learn order (see "
-                "[why position matters](../why-position.md))."
+                "deeper NoPE language models do learn order (see the causal-mask check "
+                "under *Why position matters*)."
                 if layers == 1
                 else ""
             )

@@ -178,3 +178,29 @@ def test_reset_parameters_keeps_the_small_initial_spread() -> None:
         if callable(reset):
             reset()
     assert 0.015 < float(lazy.bias.weight.detach().std()) < 0.025
+
+
+def test_t5_adds_the_bias_to_the_unscaled_dot_product() -> None:  # beyond/relative-bias.md
+    """T5's score is q·k + b, with no 1/sqrt(d_h), as the page writes it."""
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    config = t5.T5Config(d_model=16, d_kv=8, num_heads=2, relative_attention_num_buckets=8)
+    torch.manual_seed(0)
+    attention = t5.T5Attention(config, has_relative_attention_bias=True).eval()
+    x = torch.randn(1, 5, 16)
+    with torch.no_grad():
+        out, position_bias, _ = attention(x)
+        q = attention.q(x).view(1, 5, 2, 8).transpose(1, 2)
+        k = attention.k(x).view(1, 5, 2, 8).transpose(1, 2)
+        v = attention.v(x).view(1, 5, 2, 8).transpose(1, 2)
+        bias = attention.compute_bias(5, 5)  # (1, heads, q_len, k_len)
+
+        def mixed(scores: torch.Tensor) -> torch.Tensor:
+            weights = scores.softmax(dim=-1)
+            out: torch.Tensor = attention.o((weights @ v).transpose(1, 2).reshape(1, 5, 16))
+            return out
+
+        unscaled = mixed(q @ k.transpose(-1, -2) + bias)
+        scaled = mixed(q @ k.transpose(-1, -2) / 8**0.5 + bias)
+    torch.testing.assert_close(position_bias, bias)
+    torch.testing.assert_close(out, unscaled)
+    assert (out - scaled).abs().max() > 1e-3

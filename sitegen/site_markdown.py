@@ -142,7 +142,9 @@ class PageHtml(Postprocessor):
         text = typeset.render(text, page.src_uri if page else "page")
         if page is None:
             return text
-        if "assets/katex/fonts/" not in text:
+        # A page's body (not a heading that Zensical converts alone for the
+        # table of contents, which has no paragraph) starts with the preloads.
+        if "assets/katex/fonts/" not in text and re.search(r"<(?:p|div)\b", text):
             text = typeset.preloads(text, page.prefix) + text
 
         def place(match: re.Match[str]) -> str:

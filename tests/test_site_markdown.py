@@ -102,6 +102,7 @@ def test_inside_mkdocs_a_page_with_math_preloads_the_fonts_it_draws(tmp_path: Pa
     ]
     assert all((ROOT / "docs" / font.removeprefix("../../")).is_file() for font in fonts)
     assert "preload" not in convert("No math here.", page)
+    assert "preload" not in convert("# A heading with $x$", page)
 
 
 def test_inside_mkdocs_figures_are_placed_and_made_relative(

@@ -203,14 +203,16 @@ def test_table_is_cached_per_device_and_dtype_and_grows_by_powers_of_two() -> No
     rope = RotaryEmbedding(8)
     x = torch.randn(1, 300, 8)
     rope.rotate(x)
-    cos, _ = rope._tables[("cpu", torch.float32)]
-    assert cos.shape == (512, 4)
+    table = rope._tables[("cpu", torch.float32)]
+    assert table.shape == (512, 4)  # interleaved: one complex cos + i sin per pair
     rope.rotate(x, offset=100)  # fits: the same table object
-    assert rope._tables[("cpu", torch.float32)][0] is cos
+    assert rope._tables[("cpu", torch.float32)] is table
     rope.rotate(x.double())
     assert set(rope._tables) == {("cpu", torch.float32), ("cpu", torch.float64)}
-    rope.rotate(x, offset=300)
-    assert rope._tables[("cpu", torch.float32)][0].shape == (1024, 4)
+    rope.rotate(x, offset=300)  # 600 positions, 300 of them asked for: grows
+    assert rope._tables[("cpu", torch.float32)].shape == (1024, 4)
+    cos, sin = rope.table(1024)
+    assert cos.data_ptr() == rope._tables[("cpu", torch.float32)].data_ptr()  # a view
 
 
 def test_casting_the_module_does_not_round_the_frequencies() -> None:

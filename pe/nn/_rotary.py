@@ -127,7 +127,7 @@ def _check_device(device: Any) -> torch.device:
         return torch.device("cpu")
     try:
         checked = torch.device(device)
-    except (RuntimeError, TypeError, ValueError) as error:
+    except (OverflowError, RuntimeError, TypeError, ValueError) as error:
         raise TypeError(f"device must name a torch device; got {device!r} ({error})") from None
     try:
         torch.empty(0, device=checked)

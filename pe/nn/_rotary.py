@@ -136,10 +136,12 @@ def _check_device(device: Any) -> torch.device:
     return checked
 
 
+_is_wrapped = getattr(torch._C._functorch, "is_functorch_wrapped_tensor", None)
+
+
 def _transformed(x: Tensor) -> bool:
     """Tell whether `x` is wrapped by a `torch.func` transform (vmap, jvp, grad)."""
-    wrapped = getattr(torch._C._functorch, "is_functorch_wrapped_tensor", None)
-    return wrapped is None or bool(wrapped(x))
+    return _is_wrapped is None or bool(_is_wrapped(x))
 
 
 def _complex_view(x: Tensor) -> bool:
@@ -395,7 +397,8 @@ class RotaryEmbedding(nn.Module):
             return torch.complex(cos, sin)
         rest = cos.new_ones((*cos.shape[:-1], self.head_dim - self.rotary_dim))
         return torch.stack(
-            (torch.cat((cos, cos, rest), -1), torch.cat((-sin, sin, 0 * rest), -1)), -2
+            (torch.cat((cos, cos, rest), -1), torch.cat((-sin, sin, torch.zeros_like(rest)), -1)),
+            -2,
         )
 
     def _table(self, size: int, device: torch.device, dtype: torch.dtype) -> Tensor:
@@ -459,7 +462,13 @@ class RotaryEmbedding(nn.Module):
             )
         if dtype not in (torch.float32, torch.float64):
             check_size((length, self.rotary_dim), name="the cos/sin table")
-            return self._cos_sin(torch.arange(length, device=device), dtype)
+            blocks = [
+                self._cos_sin(
+                    torch.arange(start, min(start + _BLOCK, length), device=device), dtype
+                )
+                for start in range(0, max(length, 1), _BLOCK)  # bounded float64 temporaries
+            ]
+            return torch.cat([cos for cos, _ in blocks]), torch.cat([sin for _, sin in blocks])
         rows = self._table(length, device, dtype)[:length]
         if self.layout == "interleaved":
             return rows.real, rows.imag
@@ -477,7 +486,8 @@ class RotaryEmbedding(nn.Module):
         """
         return self._rotate(x, "x", offset=offset, positions=positions)
 
-    def _check_input(self, x: Tensor, name: str) -> None:
+    def _check_input(self, x: Tensor, name: str) -> torch.Size:
+        """Return the shape of `x` after checking it is ``(..., seq, head_dim)`` floating point."""
         if not isinstance(x, Tensor) or not x.is_floating_point() or x.dim() < 2:
             got = type(x).__name__
             if isinstance(x, Tensor):
@@ -485,11 +495,13 @@ class RotaryEmbedding(nn.Module):
             raise TypeError(
                 f"{name} must be a floating-point tensor of shape (..., seq, head_dim); got {got}"
             )
-        if x.shape[-1] != self.head_dim:
+        shape = x.shape
+        if shape[-1] != self.head_dim:
             raise ValueError(
                 f"{name} must have last dimension head_dim={self.head_dim}; "
-                f"got shape {tuple(x.shape)}"
+                f"got shape {tuple(shape)}"
             )
+        return shape
 
     def _shape_positions(self, positions: Tensor, x: Tensor, name: str) -> Tensor:
         """Apply the documented rule: positions broadcastable to ``x.shape[:-1]``."""
@@ -589,27 +601,33 @@ class RotaryEmbedding(nn.Module):
     def _rotate(
         self, x: Tensor, name: str, *, offset: int = 0, positions: Tensor | None = None
     ) -> Tensor:
-        self._check_input(x, name)
+        # Every check runs on every call; the common one (an int offset) runs in a few steps,
+        # since a model calls this twice per layer for every token it generates.
+        shape = self._check_input(x, name)
         compute = torch.float64 if x.dtype == torch.float64 else torch.float32
-        if positions is not None and not (is_integer(offset) and int(offset) == 0):
+        if positions is None:
+            fast = type(offset) is int and -MAX_POSITION <= offset <= MAX_POSITION
+            start = offset if fast else check_offset(offset)
+        elif not (is_integer(offset) and int(offset) == 0):
             raise ValueError(
                 f"give either offset or {name} positions, not both; got offset={offset!r} with "
                 "explicit positions (add the offset to the positions instead)"
             )
         if _compiling():  # traced: no cache, no value read on the host
             if positions is None:
-                start = check_offset(offset)
-                positions = torch.arange(start, start + x.shape[-2], device=x.device)
+                positions = torch.arange(start, start + shape[-2], device=x.device)
             else:
                 positions = self._shape_positions(positions, x, name).to(x.device).long()
             cos, sin = self._cos_sin(positions, compute)
             return self._turn_traceable(x, cos, sin, compute)
         if positions is None:
-            factors = self._range_rows(check_offset(offset), x.shape[-2], x.device, compute)
+            factors = self._recent.get((x.device, compute, start, shape[-2]))
+            if factors is None:
+                factors = self._range_rows(start, shape[-2], x.device, compute)
         else:
             shaped = self._shape_positions(positions, x, name).to(x.device)
             factors = self._position_rows(shaped, name, compute)
-        if (torch.is_grad_enabled() and x.requires_grad) or _transformed(x):
+        if (x.requires_grad and torch.is_grad_enabled()) or _transformed(x):
             if self.layout == "interleaved":
                 cos, sin = factors[0].real, factors[0].imag
             else:

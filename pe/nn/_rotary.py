@@ -204,11 +204,17 @@ class RotaryEmbedding(nn.Module):
     float64 from integer positions and rounded once to float32 (float64 for
     float64 inputs): within half a float32 unit of the exact value at any
     position. The table is kept per device and dtype and grows, to the next
-    power of two, when a longer sequence arrives; it is a plain attribute,
-    not a buffer, so ``module.to(torch.bfloat16)`` cannot round the
-    frequencies. The rotation is done in float32 and the result cast back to
-    the input's dtype. Under ``torch.compile`` and ``torch.export`` the same
-    float64 formula runs inside the graph instead of a table lookup.
+    power of two, when a call needs positions past its end and asks for at
+    least a quarter of the rows it would then hold (a prefill from position
+    0 does); a call that asks for fewer (one decoding step at a long context)
+    gets its rows computed for it, so no call builds more than four times
+    the rows it asks for (or 256). The rows of the last few (offset, length)
+    requests are kept, so that every layer of one decoding step reads the
+    same rows. The table is a plain attribute, not a buffer, so
+    ``module.to(torch.bfloat16)`` cannot round the frequencies. The rotation
+    is done in float32 and the result cast back to the input's dtype. Under
+    ``torch.compile`` and ``torch.export`` the same float64 formula runs
+    inside the graph instead of a table lookup.
 
     *Position ids.* For a tensor of shape ``(..., seq, head_dim)``:
     ``(seq,)`` applies to every row; a tensor with one dimension fewer than

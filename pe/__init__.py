@@ -18,27 +18,41 @@ from pe._conventions import Convention, conventions
 from pe._conventions import lookup as _lookup  # noqa: F401 (pe.convention, deprecated)
 from pe._deprecation import moved_attribute as _moved_attribute
 from pe._frequencies import angles, frequencies, wavelengths
+from pe._grids import GridLayout, grid_positions, grid_sincos
 from pe._layout import convert_layout, layout_permutation
 from pe._rope import RopeFrequencies, rope_frequencies
 from pe._rotation import rotation_blocks, rotation_matrix
 from pe._table import PrecisionWarning, sinusoidal
+from pe._timesteps import (
+    TimestepPreset,
+    timestep_embedding,
+    timestep_frequencies,
+    timestep_presets,
+)
 from pe._validation import MAX_POSITION
 
 __all__ = [
     "Convention",
+    "GridLayout",
     "MAX_POSITION",
     "PrecisionWarning",
     "RopeFrequencies",
+    "TimestepPreset",
     "alibi_slopes",
     "angles",
     "conventions",
     "convert_layout",
     "frequencies",
+    "grid_positions",
+    "grid_sincos",
     "layout_permutation",
     "rope_frequencies",
     "rotation_blocks",
     "rotation_matrix",
     "sinusoidal",
+    "timestep_embedding",
+    "timestep_frequencies",
+    "timestep_presets",
     "wavelengths",
 ]
 

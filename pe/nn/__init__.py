@@ -17,17 +17,21 @@ from __future__ import annotations
 from pe._deprecation import moved_attribute as _moved_attribute
 from pe.nn import functional as functional
 from pe.nn._alibi import ALiBi
+from pe.nn._grids import GridSinCosEmbedding
 from pe.nn._learned import LearnedPositionalEmbedding
 from pe.nn._relative import RelativePositionBias
 from pe.nn._rotary import RotaryEmbedding
 from pe.nn._sinusoidal import SinusoidalPositionalEncoding
+from pe.nn._timesteps import SinusoidalTimestepEmbedding
 
 __all__ = [
     "ALiBi",
+    "GridSinCosEmbedding",
     "LearnedPositionalEmbedding",
     "RelativePositionBias",
     "RotaryEmbedding",
     "SinusoidalPositionalEncoding",
+    "SinusoidalTimestepEmbedding",
 ]
 
 # The plain functions of 0.1.0 moved to pe.nn.functional; the old names work

@@ -658,3 +658,18 @@ def test_strided_and_half_precision_inputs_match_the_formula(layout: str) -> Non
     half = rope.rotate(odd.bfloat16(), offset=3)
     assert half.dtype == torch.bfloat16
     np.testing.assert_allclose(half.double().numpy(), expected, atol=0.05)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_a_decoding_step_turns_q_and_k_together_with_the_same_result(layout: str) -> None:
+    """forward turns a small q and k as one tensor: the same values, each contiguous."""
+    rope = RotaryEmbedding(16, layout=layout, partial_rotary_factor=0.5)
+    q = torch.randn(3, 4, 1, 16, generator=torch.Generator().manual_seed(11))
+    k = torch.randn(3, 2, 1, 16, generator=torch.Generator().manual_seed(12))
+    q_rot, k_rot = rope(q, k, offset=4000)
+    assert q_rot.is_contiguous()
+    assert k_rot.is_contiguous()
+    torch.testing.assert_close(q_rot, rope.rotate(q, offset=4000), rtol=0, atol=0)
+    torch.testing.assert_close(k_rot, rope.rotate(k, offset=4000), rtol=0, atol=0)
+    expected = reference_rotation(k, np.array([4000]), layout, 8)
+    np.testing.assert_allclose(k_rot.double().numpy(), expected, atol=2e-6)

@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 
 from pe._validation import check_base, check_dtype, check_flag, check_size, is_integer
 
-__all__ = ["GridLayout", "grid_sincos", "grid_positions"]
+__all__ = ["GridLayout", "grid_coordinates", "grid_sincos"]
 
 GridLayout = Literal["mae", "timm"]
 _LAYOUTS = ("mae", "timm")
@@ -72,7 +72,7 @@ def _check_scale(scale: Any) -> tuple[float, float]:
     return values
 
 
-def grid_positions(
+def grid_coordinates(
     grid: Any, *, scale: Any = 1.0
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Return the row and column coordinate of every token of a grid, row by row.
@@ -100,7 +100,7 @@ def grid_positions(
     Examples
     --------
     >>> import pe
-    >>> rows, columns = pe.grid_positions((2, 3))
+    >>> rows, columns = pe.grid_coordinates((2, 3))
     >>> rows.tolist(), columns.tolist()
     ([0.0, 0.0, 0.0, 1.0, 1.0, 1.0], [0.0, 1.0, 2.0, 0.0, 1.0, 2.0])
     """
@@ -136,7 +136,7 @@ def grid_sincos(
         $b$ in $\omega_i = b^{-i/(D/4)}$ (timm's ``temperature``).
     scale : float or (float, float), default 1.0
         Multiplies the row and column indices before the sinusoid (see
-        `grid_positions`); diffusers' ``base_size / n / interpolation_scale``.
+        `grid_coordinates`); diffusers' ``base_size / n / interpolation_scale``.
     class_token : bool, default False
         Prepend one all-zero row for a class token, as MAE does.
     dtype : numpy dtype, default numpy.float32
@@ -181,7 +181,7 @@ def grid_sincos(
     base = check_base(base)
     with_class = check_flag(class_token, name="class_token")
     out_dtype = check_dtype(dtype)
-    rows, columns = grid_positions(grid, scale=scale)
+    rows, columns = grid_coordinates(grid, scale=scale)
     check_size((rows.size + with_class, int(dim)), name="the table")
     quarter = int(dim) // 4
     omega = np.power(base, -np.arange(quarter, dtype=np.float64) / quarter)

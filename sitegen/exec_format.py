@@ -40,7 +40,7 @@ OPTIONAL = {
     "keras_hub": "conventions",
     "positional_encodings": "conventions",
     "diffusers": "conventions",
-    "timm": "conventions",
+    "timm": "conventions",  # installed by the Makefile beside the extra, without dependencies
 }
 
 _MISSING = re.compile(r"No module named '(\w+)")

@@ -80,6 +80,7 @@ MOVED = (
     [("pe", name, f"pe.analysis.{name}", pe.analysis, name) for name in pe.analysis.__all__]
     + [
         ("pe.nn", name, f"pe.nn.functional.{name}", pe.nn.functional, name)
+        # the functions pe.nn held in 0.1.0 (later ones were never there)
         for name in (
             "convert_rotary_layout",
             "position_ids",

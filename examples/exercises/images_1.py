@@ -2,7 +2,7 @@
 
 import pe
 
-rows, columns = pe.grid_positions(14)  # token k: row k // 14, column k % 14
+rows, columns = pe.grid_coordinates(14)  # token k: row k // 14, column k % 14
 table = pe.grid_sincos(14, 768)  # MAE layout: [sin x | cos x | sin y | cos y], 192 each
 token = 100
 print(f"row {rows[token]:g}, column {columns[token]:g}")

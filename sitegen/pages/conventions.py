@@ -234,3 +234,22 @@ def beyond_sequence_checks() -> str:
         ]
     )
     return table(["preset or layout", "what", "checked against (tests)"], rows, align="lll")
+
+
+# --- positions on grids: the rotary presets (grids/rotary.md) ------------------------------
+
+
+def grid_rope_sources() -> str:
+    """One row per grid RoPE preset: its models, where it was read, what the tests run."""
+    rows = []
+    for preset in pe.grid_rope_presets.values():
+        package = preset.library
+        rows.append(
+            [
+                f"`{preset.name}`",
+                preset.models,
+                preset.source,
+                f"run against {package} {_pinned_version(package)}: {preset.checked_against}",
+            ]
+        )
+    return table(["preset", "used by", "source", "checked"], rows, align="llll")

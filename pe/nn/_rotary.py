@@ -400,7 +400,10 @@ class RotaryEmbedding(nn.Module):
         factors of each dimension: ``[cos, cos, 1, ...]`` and ``[-sin, sin, 0, ...]``
         (1 and 0 for the dimensions left unrotated).
         """
-        cos, sin = self._cos_sin(positions, dtype)
+        return self._pack(*self._cos_sin(positions, dtype))
+
+    def _pack(self, cos: Tensor, sin: Tensor) -> Tensor:
+        """Pack cos and sin, ``(..., rotary_dim / 2)``, as `_rows` describes."""
         if self.layout == "interleaved":
             return torch.complex(cos, sin)
         rest = cos.new_ones((*cos.shape[:-1], self.head_dim - self.rotary_dim))
@@ -642,6 +645,12 @@ class RotaryEmbedding(nn.Module):
                 cos, sin = factors[0][..., : self.rotary_dim // 2], factors[2]
             return self._turn_traceable(x, cos, sin, compute)
         return self._turn(x, factors, compute)
+
+    def _turn_cos_sin(self, x: Tensor, cos: Tensor, sin: Tensor, compute: torch.dtype) -> Tensor:
+        """Rotate `x` by given cos and sin, ``(..., rotary_dim / 2)``, on whichever path applies."""
+        if _compiling() or (x.requires_grad and torch.is_grad_enabled()) or _transformed(x):
+            return self._turn_traceable(x, cos, sin, compute)
+        return self._turn(x, self._factors(self._pack(cos, sin)), compute)
 
     def _turn_traceable(self, x: Tensor, cos: Tensor, sin: Tensor, compute: torch.dtype) -> Tensor:
         """Rotate with plain differentiable operations (autograd, compile, export)."""

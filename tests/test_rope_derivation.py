@@ -76,8 +76,8 @@ def test_additive_scores_move_and_rotary_scores_do_not() -> None:
     rotary = [float(r[3]) for r in rows]
     norms = [float(r[4]) for r in rows]
     assert max(additive) - min(additive) > 0.1
-    assert max(rotary) - min(rotary) == 0
-    assert len(set(norms)) == 1
+    assert max(rotary) - min(rotary) <= 1e-6
+    assert max(norms) - min(norms) <= 1e-6
     # Recompute the additive score from the 2017 formula and the rotary one by definition.
     rng = np.random.default_rng(0)
     x_q, x_k = rng.standard_normal((2, 8))

@@ -95,8 +95,8 @@ def hand_summary() -> str:
     return (
         f"The two shares add up to the score (R_m q)·(R_n k) = {number(score, 4)}; "
         f"turning only the key, by n − m = {HAND_N - HAND_M}, gives q·(R_{{n−m}} k) = "
-        f"{number(relative, 4)}: the same number, up to "
-        f"{scientific(max(abs(score - relative), 1e-16), 1)}."
+        f"{number(relative, 4)}: the same number (float64 difference "
+        f"{scientific(abs(score - relative), 1)})."
     )
 
 

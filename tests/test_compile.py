@@ -15,9 +15,11 @@ from reference import float64_table
 from pe._table import FLOAT32_BOUND
 from pe.nn import (
     ALiBi,
+    GridSinCosEmbedding,
     LearnedPositionalEmbedding,
     RelativePositionBias,
     SinusoidalPositionalEncoding,
+    SinusoidalTimestepEmbedding,
 )
 from pe.nn.functional import sinusoidal
 
@@ -43,6 +45,11 @@ def _modules() -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
         "learned": (LearnedPositionalEmbedding(32, 8), x),
         "relative bias": (AddBias(RelativePositionBias(4)), scores),
         "alibi": (AddBias(ALiBi(4)), scores),
+        "timesteps": (
+            SinusoidalTimestepEmbedding.from_preset("stable-diffusion-1"),
+            torch.tensor([0.0, 17.5, 999.0]),
+        ),
+        "grid sin-cos": (GridSinCosEmbedding((2, 2), 8, class_token=True), x),
     }
 
 
@@ -98,3 +105,12 @@ def test_torch_sinusoidal_of_a_position_tensor_compiles() -> None:
     np.testing.assert_allclose(
         compiled(positions).numpy(), float64_table(positions.numpy(), 16), atol=1e-12, rtol=0
     )
+
+
+def test_timesteps_under_compile_are_checked() -> None:
+    module = SinusoidalTimestepEmbedding(16)
+    torch._dynamo.reset()
+    compiled = torch.compile(module, fullgraph=True, backend="eager")
+    assert torch.equal(compiled(torch.tensor([3.0])), module(torch.tensor([3.0])))
+    with pytest.raises(RuntimeError, match="timesteps must be finite"):
+        compiled(torch.tensor([float("nan")]))

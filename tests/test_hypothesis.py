@@ -408,3 +408,69 @@ def test_sizes_are_refused_before_allocating_or_built(length: int, d_model: int)
             pe.angles(length, d_model)
     elif length * d_model <= 2**16:
         assert pe.angles(length, d_model).shape == (length, d_model // 2)
+
+
+# ------------------------------------------------------------------ timesteps and grids
+@FAST
+@given(
+    timesteps=st.lists(st.floats(-1000, 1000, allow_nan=False), max_size=20),
+    dim=st.integers(2, 80),
+    flip=st.booleans(),
+    shift=st.sampled_from([0.0, 1.0, 0.5, -1.0]),
+    scale=st.floats(0.01, 1000),
+    period=st.floats(1.5, 1e5),
+)
+def test_timestep_embedding_matches_the_formula(
+    timesteps: list[float], dim: int, flip: bool, shift: float, scale: float, period: float
+) -> None:
+    half = dim // 2
+    if half - shift <= 0:
+        with pytest.raises(ValueError, match="downscale_freq_shift must be below"):
+            pe.timestep_embedding(timesteps, dim, downscale_freq_shift=shift)
+        return
+    kwargs: dict[str, typing.Any] = {
+        "flip_sin_to_cos": flip,
+        "downscale_freq_shift": shift,
+        "scale": scale,
+    }
+    table = pe.timestep_embedding(timesteps, dim, max_period=period, **kwargs)
+    assert table.shape == (len(timesteps), dim)
+    angles = scale * np.outer(timesteps, period ** (-np.arange(half) / (half - shift)))
+    halves = [np.cos(angles), np.sin(angles)] if flip else [np.sin(angles), np.cos(angles)]
+    expected = np.concatenate([*halves, np.zeros((len(timesteps), dim % 2))], axis=1)
+    assert np.abs(table - expected).max(initial=0) <= 2.0**-24 + 1e-16 * 1000 * scale
+    module = pe.nn.SinusoidalTimestepEmbedding(dim, max_period=period, **kwargs)
+    assert np.abs(module(torch.tensor(timesteps)).numpy() - expected).max(initial=0) <= (
+        2.0**-24 + 1e-16 * 1000 * scale + 2.0**-23 * 1000 * scale  # float32 input timesteps
+    )
+
+
+@FAST
+@given(
+    height=st.integers(1, 12),
+    width=st.integers(1, 12),
+    quarter=st.integers(1, 24),
+    layout=st.sampled_from(["mae", "timm"]),
+    class_token=st.booleans(),
+)
+def test_grid_table_is_finite_bounded_and_placed(
+    height: int, width: int, quarter: int, layout: pe.GridLayout, class_token: bool
+) -> None:
+    table = pe.grid_sincos((height, width), 4 * quarter, layout=layout, class_token=class_token)
+    assert table.shape == (height * width + class_token, 4 * quarter)
+    assert np.isfinite(table).all()
+    assert np.abs(table).max() <= 1
+    if class_token:
+        assert not table[0].any()
+    rows, columns = pe.grid_coordinates((height, width))
+    token = height * width - 1  # the last token: row height - 1, column width - 1
+    assert (rows[token], columns[token]) == (height - 1, width - 1)
+    sin_y = table[class_token + token, (2 if layout == "mae" else 0) * quarter]
+    assert sin_y == pytest.approx(math.sin(height - 1), abs=2.0**-24)
+
+
+@FAST
+@given(dim=st.one_of(st.integers(-8, 3), st.integers(1, 40).filter(lambda d: d % 4), st.floats()))
+def test_bad_grid_width_is_named(dim: typing.Any) -> None:
+    with pytest.raises((TypeError, ValueError), match="dim must be"):
+        pe.grid_sincos(4, dim)

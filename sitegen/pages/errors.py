@@ -49,6 +49,19 @@ CALLS: dict[str, tuple[str, ...]] = {
         "layout_permutation(8, 'rows', 'interleaved')",
         "convert_layout(np.zeros((2, 8)), 'interleaved', 'concatenated', axis=2)",
         "alibi_slopes(0)",
+        "timestep_embedding([1.0], 2)",
+        "timestep_embedding([True, False], 8)",
+        "timestep_embedding([0.5, nan], 8)",
+        "timestep_embedding([1.0], 8, flip_sin_to_cos='yes')",
+        "grid_sincos(14, 766)",
+        "grid_sincos((14, 0), 768)",
+        "grid_sincos(14, 768, layout='vit')",
+        # RoPE on grids
+        "axial_rope((16, 7))",
+        "mrope(16, (2, 3, 2))",
+        "grid_rope_angles([[1, 2]], axial_rope((4, 4, 4)))",
+        "mrope_position_ids([0, 1, 1, 0], image_grid_thw=[(1, 4, 4)])",
+        "mrope_position_ids([0, 1, 1, 1, 1])",
     ),
     "pe.analysis": (
         "similarity([0, 1], [0, 1, 2], 8)",
@@ -74,13 +87,24 @@ CALLS: dict[str, tuple[str, ...]] = {
         "RotaryEmbedding(8)(torch.zeros(1, 4, 6), torch.zeros(1, 4, 6))",
         "ALiBi(0)",
         "ALiBi(2)(-1, 4)",
+        "SinusoidalTimestepEmbedding(256, downscale_freq_shift=128)",
+        "SinusoidalTimestepEmbedding(256)(torch.tensor([1j]))",
+        "GridSinCosEmbedding(14, 768, class_token=True)(torch.zeros(2, 196, 768))",
+        # RoPE on grids
+        "MultimodalRotaryEmbedding(16, (2, 3, 3))(torch.zeros(1, 2, 4, 16), torch.zeros(1, 2, 4, 16), torch.arange(4)[None])",  # noqa: E501
+        "AxialRotaryEmbedding((4, 4))(torch.zeros(3, 8), torch.zeros(3, 8), torch.zeros(3, 3))",
     ),
     "pe.nn.functional": (
         "sinusoidal(torch.zeros(3), 8)",
+        "timestep_embedding([999.0], 256)",
+        "resample_grid_embedding(torch.zeros(1, 51, 8), 8)",
+        "resample_grid_embedding(torch.zeros(1, 51, 8), 8, old_size=(7, 8))",
         "relative_position_bucket(torch.zeros(3))",
         "position_ids(torch.zeros(2, 3), 0)",
         "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",
         "position_ids(torch.zeros(2, 3, dtype=torch.long), 0, pad_value=2**70)",
+        # RoPE on grids
+        "mrope_position_ids(torch.zeros(1, 3))",
     ),
 }
 

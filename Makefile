@@ -12,6 +12,7 @@
 #   make screens build, then check every page at 4 widths x 2 schemes (axe, overflow)
 #   make readme  write the measured figures into README.md's Development section
 #   make lock    re-resolve constraints.txt from pyproject.toml with uv (maintainers)
+#   make katex   re-fetch the pinned KaTeX from npm into vendor/ and docs/assets/katex/ (maintainers)
 #   make hooks   install the git pre-commit hooks of .pre-commit-config.yaml
 
 PYTHON ?= python3
@@ -29,7 +30,7 @@ NO_DEPS := keras-hub timm
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: hooks setup setup-serve serve build test lint bench extrapolation archive timing weight screens readme clean lock
+.PHONY: hooks setup setup-serve serve build test lint bench extrapolation archive timing weight screens readme clean lock katex
 
 setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
@@ -115,6 +116,11 @@ bench: $(STAMP) extrapolation
 # The position-method comparison: trains one tiny model per method (a few minutes on one core).
 extrapolation: $(STAMP)
 	$(BIN)/python -m benchmarks.extrapolation
+
+# Re-fetch the pinned KaTeX from npm (needs npm: maintainers only), check its
+# integrity and rewrite vendor/katex/ and docs/assets/katex/; CHECK=1 only compares.
+katex: $(SERVE_STAMP)
+	$(BIN)/python -m tools.vendor_katex $(if $(CHECK),--check)
 
 clean:
 	rm -rf site .cache .pytest_cache .mypy_cache .ruff_cache

@@ -269,12 +269,12 @@ def rope_frequencies(
     factor and $L$ the original context (``original_max_position_embeddings``):
 
     * yarn: pair $i$ is kept ($\gamma_i = 1$) below index
-      $i_{lo} = \mathrm{dim}\,\ln(L/(2\pi\beta_{fast})) / (2\ln b)$ and divided
+      $i_{\mathrm{lo}} = \mathrm{dim}\,\ln(L/(2\pi\beta_{\mathrm{fast}})) / (2\ln b)$ and divided
       by $s$ ($\gamma_i = 0$) above
-      $i_{hi} = \mathrm{dim}\,\ln(L/(2\pi\beta_{slow})) / (2\ln b)$ (floored and
+      $i_{\mathrm{hi}} = \mathrm{dim}\,\ln(L/(2\pi\beta_{\mathrm{slow}})) / (2\ln b)$ (floored and
       ceiled unless ``truncate`` is false), linearly between. The attention
       factor is ``attention_factor`` if given, else
-      $\mathrm{ms}(s, m)/\mathrm{ms}(s, m_{all})$ if both ``mscale`` and
+      $\mathrm{ms}(s, m)/\mathrm{ms}(s, m_{\mathrm{all}})$ if both ``mscale`` and
       ``mscale_all_dim`` are set (DeepSeek), else $\mathrm{ms}(s, 1)$, with
       $\mathrm{ms}(s, m) = 0.1\,m\ln s + 1$. As in transformers, ``mscale``
       alone is ignored.

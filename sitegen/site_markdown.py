@@ -3,10 +3,11 @@
 Listed under ``markdown_extensions`` in ``mkdocs.yml``, so MkDocs and Zensical
 both run it on every page (neither needs a build hook for it). It
 
-- turns every formula into MathML (`sitegen.mathml`) once the page's HTML is
-  complete, executed blocks and API entries included; the search index of
+- typesets every formula with KaTeX (`sitegen.typeset`) once the page's HTML
+  is complete, executed blocks and API entries included; the search index of
   either builder is made from this HTML, so it holds no TeX. A formula that
-  does not convert fails the build;
+  KaTeX rejects fails the build. A page with math starts with preloads of
+  the KaTeX fonts it draws;
 - makes the ``/figures/...`` paths that `sitegen.figures.figure` writes
   relative to the page, and copies each figure's files from the figure cache
   into ``figures/`` of the built site;
@@ -21,7 +22,7 @@ The page and the configuration come from the builder: MkDocs registers its
 ``relpath`` tree processor (which holds the page's file and the config) on
 each page's Markdown instance, Zensical its ``rendering_context`` preprocessor.
 A conversion outside either (a docstring rendered alone, a test) has no page:
-math is still converted, and paths are left as they are.
+math is still typeset, and paths are left as they are.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-from sitegen import figures, mathml, reader
+from sitegen import figures, reader, typeset
 
 DIST = "dist"
 _FIGURE_SRC = re.compile(r'src="/figures/([\w.-]+?)(#[\w-]+)?"')
@@ -133,14 +134,18 @@ class InstallPage(Preprocessor):
 
 
 class PageHtml(Postprocessor):
-    """MathML for the page's TeX; figure paths relative to the page, their files in the site."""
+    """Typeset the page's TeX; figure paths relative to the page, their files in the site."""
 
     def run(self, text: str) -> str:
-        """Convert the math, then place the figures."""
+        """Typeset the math, then place the figures."""
         page = context(self.md)
-        text = mathml.render(text, page.src_uri if page else "page")
+        text = typeset.render(text, page.src_uri if page else "page")
         if page is None:
             return text
+        # A page's body (not a heading that Zensical converts alone for the
+        # table of contents, which has no paragraph) starts with the preloads.
+        if "assets/katex/fonts/" not in text and re.search(r"<(?:p|div)\b", text):
+            text = typeset.preloads(text, page.prefix) + text
 
         def place(match: re.Match[str]) -> str:
             source = figures.image_file(match[1])

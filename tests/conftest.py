@@ -168,9 +168,11 @@ def watched_page(
 
 
 def wait_for_math(page: Page) -> None:
-    """Check that every formula is MathML (written at build time, there is nothing to wait for)."""
+    """Wait for KaTeX's fonts (the formulas are typeset at build time)."""
     page.wait_for_function(
-        "() => document.querySelectorAll('.arithmatex math').length"
-        " >= document.querySelectorAll('.arithmatex').length",
+        "() => document.querySelectorAll("
+        "'.arithmatex > .katex, .arithmatex > .katex-display').length"
+        " >= document.querySelectorAll('.arithmatex').length"
+        " && [...document.fonts].every(f => f.status !== 'loading')",
         timeout=15_000,
     )

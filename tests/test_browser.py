@@ -51,18 +51,35 @@ def test_every_page_is_local_clean_and_rendered(
             wait_for_math(page)
             raw = page.evaluate(
                 "() => [...document.querySelectorAll('.arithmatex')]"
-                ".filter(e => !e.querySelector('math') || /\\\\[a-zA-Z(\\[]/.test(e.textContent))"
+                ".filter(e => !e.querySelector('.katex') || /\\\\[a-zA-Z(\\[]/.test(e.textContent))"
                 ".map(e => e.textContent)"
             )
             assert raw == [], f"{path}: math left as TeX: {raw[:3]}"
-            # Native MathML (what screen readers read): the browser lays it out
-            # as math, with a real size, not as unknown inline elements.
+            # KaTeX's HTML drawn with a real size in KaTeX's own fonts (loaded from
+            # the site); its MathML, what screen readers read, beside it.
             drawn = page.evaluate(
-                "() => [...document.querySelectorAll('.arithmatex math')].map(m =>"
-                " [getComputedStyle(m).display, m.getBoundingClientRect().height])"
+                "() => [...document.querySelectorAll('.arithmatex .katex')].map(k => ["
+                " k.querySelector('.katex-html').getBoundingClientRect().height,"
+                " k.querySelector('.katex-html').getAttribute('aria-hidden'),"
+                " k.querySelectorAll('.katex-mathml > math').length])"
             )
-            assert all(display.endswith("math") for display, _ in drawn), (path, drawn[:3])
-            assert all(height > 5 for _, height in drawn if height), (path, drawn[:3])
+            assert all(hidden == "true" and maths == 1 for _, hidden, maths in drawn), (
+                path,
+                drawn[:3],
+            )
+            assert all(height > 5 for height, _, _ in drawn if height), (path, drawn[:3])
+            fonts = page.evaluate(
+                "() => [...document.fonts].filter(f => f.family.startsWith('KaTeX'))"
+                ".map(f => [f.family, f.status])"
+            )
+            assert ["KaTeX_Main", "loaded"] in fonts, (path, fonts)
+            assert all(status != "error" for _, status in fonts), (path, fonts)
+            # No inline formula is a scroll box of its own (a phone hid half of one).
+            boxes = page.evaluate(
+                "() => [...document.querySelectorAll('span.arithmatex')]"
+                ".filter(s => getComputedStyle(s).overflowX !== 'visible').length"
+            )
+            assert boxes == 0, path
         # Figures are lazy: load the ones this palette shows, then check them all.
         page.evaluate(
             "() => document.querySelectorAll('article img').forEach(i => {"
@@ -119,7 +136,7 @@ def test_instant_navigation_typesets_the_new_page(
     page.locator("nav.md-nav--primary a[href$='formula/']").first.click()
     page.wait_for_url(re.compile(r".*/formula/$"))
     wait_for_math(page)
-    assert page.locator(".arithmatex math").count() > 10
+    assert page.locator(".arithmatex .katex").count() > 10
     assert outside == []
     assert errors == []
 

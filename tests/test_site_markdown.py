@@ -9,6 +9,7 @@ from xml.etree.ElementTree import Element
 
 import markdown
 import pytest
+from conftest import ROOT
 from markdown.treeprocessors import Treeprocessor
 
 from sitegen import figures, reader, site_markdown
@@ -80,11 +81,28 @@ def convert(text: str, page: object | None = None) -> str:
     return md.convert(text)
 
 
-def test_math_becomes_mathml_outside_a_build() -> None:
+def test_math_is_typeset_outside_a_build() -> None:
     html = convert("The angle $p\\,\\omega_i$ grows.")
+    assert '<span class="katex">' in html
     assert "<math" in html
     assert "\\omega" not in html
     assert "\\(" not in html
+
+
+def test_inside_mkdocs_a_page_with_math_preloads_the_fonts_it_draws(tmp_path: Path) -> None:
+    page = SimpleNamespace(
+        file=SimpleNamespace(src_uri="beyond/demo.md", url="beyond/demo/"),
+        config=SimpleNamespace(site_dir=str(tmp_path), site_url="", repo_url=""),
+    )
+    html = convert("Take $x$ and $2$.", page)
+    fonts = re.findall(r'<link rel="preload" href="([^"]+)" as="font"', html)
+    assert fonts == [
+        "../../assets/katex/fonts/KaTeX_Main-Regular.woff2",
+        "../../assets/katex/fonts/KaTeX_Math-Italic.woff2",
+    ]
+    assert all((ROOT / "docs" / font.removeprefix("../../")).is_file() for font in fonts)
+    assert "preload" not in convert("No math here.", page)
+    assert "preload" not in convert("# A heading with $x$", page)
 
 
 def test_inside_mkdocs_figures_are_placed_and_made_relative(

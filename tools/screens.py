@@ -27,13 +27,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 MATH_TARGET_S = 2.5
 PHONE = {"latency_ms": 150, "download_mbps": 1.6, "upload_mbps": 0.75, "cpu_slowdown": 4}
-# Time from navigation until a formula is laid out with a real size, and the
-# page's first contentful paint; math counts as drawn at the later of the two.
+# Time from navigation until a formula is laid out with a real size in KaTeX's
+# fonts (font-display: block: its glyphs are invisible until they load), and
+# the page's first contentful paint; math counts as drawn at the later of the two.
 _WATCH = """
 window.__peMath = null;
 (function poll() {
-  const m = document.querySelector('.arithmatex math');
-  if (m && m.getBoundingClientRect().height > 5) { window.__peMath = performance.now(); return; }
+  const m = document.querySelector('.arithmatex .katex-html');
+  const fonts = [...document.fonts].filter(f => f.family.startsWith('KaTeX'));
+  if (m && m.getBoundingClientRect().height > 5 && fonts.some(f => f.status === 'loaded')
+      && fonts.every(f => f.status !== 'loading')) {
+    window.__peMath = performance.now(); return;
+  }
   requestAnimationFrame(poll);
 })();
 """

@@ -9,7 +9,6 @@
     ".md-typeset .md-typeset__scrollwrap",
     ".md-typeset table:not([class])",
     ".md-typeset div.arithmatex",
-    ".md-typeset span.arithmatex",
     ".md-typeset [data-pe-widget] table",
   ].join(", ");
   var HINT = "Scroll sideways to see all of it →";

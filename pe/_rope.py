@@ -196,6 +196,9 @@ def _base(value: Any, name: str) -> float:
     return check_base(value, name=name)
 
 
+_LONGEST = 2**53
+
+
 def _length(value: Any, name: str, *, minimum: int = 1) -> int:
     """Return `value` as an ``int >= minimum``."""
     kind = "positive" if minimum == 1 else "non-negative"
@@ -205,6 +208,11 @@ def _length(value: Any, name: str, *, minimum: int = 1) -> int:
         )
     if int(value) < minimum:
         raise ValueError(f"{name} must be a {kind} integer; got {int(value)}")
+    if int(value) > _LONGEST:
+        raise ValueError(
+            f"{name} must be at most 2**53 (the largest length a float holds exactly); "
+            f"got {_show(value)}"
+        )
     return int(value)
 
 
@@ -627,7 +635,9 @@ def rope_frequencies(
             )
         return RopeFrequencies(np.power(new_base, -exponents), 1.0)
 
-    original = parameters.get("original_max_position_embeddings") or max_position_embeddings
+    original = parameters.get("original_max_position_embeddings")
+    if original is None:
+        original = max_position_embeddings
     if original is None:
         raise ValueError(
             f"rule {rule!r} needs original_max_position_embeddings (in {where}) or "

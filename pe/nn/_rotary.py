@@ -30,7 +30,7 @@ from torch import Tensor, nn
 
 from pe._deprecation import deprecated
 from pe._layout import layout_permutation
-from pe._rope import _rule_of, layer_parameters, rope_frequencies
+from pe._rope import _base, _rule_of, layer_parameters, rope_frequencies
 from pe._validation import MAX_POSITION, check_d_model, check_offset, is_integer
 from pe.nn._common import check_layout_choice
 
@@ -434,9 +434,12 @@ class RotaryEmbedding(nn.Module):
         # Beside a dict nested by layer type, rope_theta is only the default of the entries
         # that lack one (transformers' setdefault), so a different value is no disagreement.
         nested = parameters is not raw
+        base = config.get("rope_theta")
+        if base is not None:
+            base = _base(base, "config['rope_theta']")
         return cls(
             head_dim,
-            base=None if nested and "rope_theta" in parameters else config.get("rope_theta"),
+            base=None if nested and "rope_theta" in parameters else base,
             layout=layout,
             scaling=scaling or None,
             max_position_embeddings=config.get("max_position_embeddings"),

@@ -202,6 +202,8 @@ _LONGEST = 2**53
 def _length(value: Any, name: str, *, minimum: int = 1) -> int:
     """Return `value` as an ``int >= minimum``."""
     kind = "positive" if minimum == 1 else "non-negative"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # a length saved as a float (1200.0), as transformers reads it
     if not is_integer(value):
         raise TypeError(
             f"{name} must be a {kind} integer; got {_show(value)} (type {type(value).__name__})"
@@ -217,34 +219,42 @@ def _length(value: Any, name: str, *, minimum: int = 1) -> int:
 
 
 def rotary_dim(
-    head_dim: int, partial_rotary_factor: float = 1.0, *, name: str = "partial_rotary_factor"
+    head_dim: int,
+    partial_rotary_factor: float = 1.0,
+    *,
+    name: str = "partial_rotary_factor",
+    allow_odd: bool = False,
 ) -> int:
     """Return the number of rotated dimensions, ``int(head_dim * partial_rotary_factor)``.
 
     The rest of each head passes through unrotated. The product is truncated,
-    as in transformers; the result must be a positive even number.
+    as in transformers, and must be a positive even number; with `allow_odd`
+    an odd product is accepted, and the rule turns ``(dim + 1) / 2`` pairs
+    (the exponents stay ``2i / dim``), as transformers rounds it up.
 
     Raises
     ------
     TypeError, ValueError
         If `head_dim` is not a positive even integer, `partial_rotary_factor`
-        is not in ``(0, 1]``, or the rotated width is not a positive even number.
+        is not in ``(0, 1]``, or the rotated width is not a positive (even)
+        number.
 
     Examples
     --------
     >>> from pe._rope import rotary_dim
-    >>> rotary_dim(80, 0.4), rotary_dim(128)
-    (32, 128)
+    >>> rotary_dim(80, 0.4), rotary_dim(128), rotary_dim(42, 0.5, allow_odd=True)
+    (32, 128, 21)
     """
     head_dim = check_d_model(head_dim, name="head_dim")
     factor = _number(partial_rotary_factor, name, minimum=0.0, strict=True)
     if factor > 1.0:
         raise ValueError(f"{name} must lie in (0, 1]; got {_show(partial_rotary_factor)}")
     dim = int(head_dim * factor)
-    if dim < 2 or dim % 2:
+    if dim < 1 or (dim % 2 and not allow_odd):
         raise ValueError(
             f"{name}={partial_rotary_factor!r} rotates int({head_dim} * "
             f"{partial_rotary_factor!r}) = {dim} dimensions; that must be a positive even number"
+            + ("" if dim < 1 else " for this rule (transformers fails on an odd width here)")
         )
     return dim
 
@@ -606,7 +616,9 @@ def rope_frequencies(
         )
         return _proportional(head_dim, base, fraction, fraction_name, factor)
 
-    dim = rotary_dim(head_dim, fraction, name=fraction_name)
+    # transformers rounds an odd rotated width up to whole pairs where its rule allows it.
+    odd_ok = rule in ("default", "linear", "dynamic", "llama3")
+    dim = rotary_dim(head_dim, fraction, name=fraction_name, allow_odd=odd_ok)
     exponents = np.arange(0, dim, 2, dtype=np.float64) / dim  # 2i / dim
     theta: NDArray[np.float64] = np.power(base, -exponents)
     if rule == "default":

@@ -536,7 +536,7 @@ def test_every_refusal_is_one_transformers_refuses_or_warns_about(
         ({"partial_rotary_factor": 0.0}, ValueError, "partial_rotary_factor"),
         # Wider than the head: transformers builds the frequencies, then fails in the model.
         ({"partial_rotary_factor": 1.5}, ValueError, r"partial_rotary_factor must lie in \(0, 1\]"),
-        ({"partial_rotary_factor": 0.2}, ValueError, "positive even number"),
+        ({"partial_rotary_factor": 0.1}, ValueError, "positive even number"),
         ({"seq_len": -1}, ValueError, "seq_len must be a non-negative integer"),
         ({"base": 10**400}, ValueError, "base must be a finite .* too large"),
         ({"scaling": {"rope_theta": 10**400}}, ValueError, r"rope_theta'\] must be a finite"),
@@ -702,6 +702,40 @@ def test_every_rotary_width_up_to_512_is_read_exactly() -> None:
             assert fraction <= 1.0
     module = RotaryEmbedding.from_config({"head_dim": 88, "rotary_dim": 60})
     assert module.rotary_dim == 60
+
+
+def test_odd_rotated_widths_round_up_as_in_transformers() -> None:
+    # GLM-4.5's transformers defaults: head 4096 // 96 = 42, half rotated: 21 dimensions,
+    # which transformers turns as 11 pairs with exponents 2i / 21.
+    config = transformers.CONFIG_MAPPING["glm4_moe"]()
+    theirs, _ = reference(config, None)
+    module = RotaryEmbedding.from_config(config.to_dict())
+    assert module.rotary_dim == 22
+    np.testing.assert_allclose(module.frequencies, theirs, rtol=float32_bound(10000.0), atol=0)
+    np.testing.assert_allclose(module.frequencies, 10000.0 ** (-np.arange(0, 21, 2) / 21))
+    with pytest.raises(ValueError, match="transformers fails on an odd width"):
+        pe.rope_frequencies(
+            42,
+            partial_rotary_factor=0.5,
+            scaling={"rope_type": "yarn", "factor": 2.0},
+            max_position_embeddings=4096,
+        )
+
+
+def test_wrapped_language_configs_are_read_inside() -> None:
+    inner = {"head_dim": 64, "rope_parameters": {"rope_type": "default", "rope_theta": 5e5}}
+    for wrapper in ("text_config", "vlm_config", "thinker_config"):
+        module = RotaryEmbedding.from_config({"hidden_size": 8, wrapper: inner})
+        assert module.base == 5e5
+    with pytest.raises(ValueError, match=r"config\['encoder'\], config\['decoder'\] hold some"):
+        RotaryEmbedding.from_config({"encoder": inner, "decoder": inner})
+    # A length saved as a float (MusicFlamingo's 1200.0) reads as the integer.
+    saved = {
+        "head_dim": 64,
+        "max_position_embeddings": 1200.0,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+    }
+    assert RotaryEmbedding.from_config(saved, seq_len=2400).frequencies[-1] < 1e-4
 
 
 @pytest.mark.parametrize(

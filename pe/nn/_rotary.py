@@ -99,17 +99,28 @@ def _compiling() -> bool:
     return bool(torch.compiler.is_compiling() or torch.compiler.is_exporting())
 
 
-# Keys that say a dict is a model's own (language) configuration, not a wrapper.
-_TEXT_KEYS = ("rope_parameters", "rope_scaling", "rope_theta", "head_dim", "hidden_size")
+# Keys that hold RoPE settings, and the keys under which a wrapper config (multimodal,
+# retrieval, omni) keeps the language model whose settings they are.
+_ROPE_KEYS = ("rope_parameters", "rope_scaling", "rope_theta")
+_WRAPPERS = ("text_config", "vlm_config", "thinker_config")
 
 
 def _language_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Return `config`, or its ``text_config`` for a multimodal model that keeps RoPE there."""
-    if not any(key in config for key in _TEXT_KEYS) and isinstance(
-        config.get("text_config"), Mapping
-    ):
-        return _language_config(config["text_config"])
+    """Return `config`, or the language model's config inside a wrapper without RoPE settings."""
+    if not any(key in config for key in _ROPE_KEYS):
+        for key in _WRAPPERS:
+            if isinstance(config.get(key), Mapping):
+                return _language_config(config[key])
     return config
+
+
+def _holders(config: Mapping[str, Any]) -> list[str]:
+    """Name the sub-configs that hold RoPE settings (an encoder and a decoder, say)."""
+    return [
+        f"config[{key!r}]"
+        for key, value in config.items()
+        if isinstance(value, Mapping) and any(name in value for name in _ROPE_KEYS)
+    ]
 
 
 def _positive_int(config: Mapping[str, Any], key: str) -> int:
@@ -150,6 +161,12 @@ def _config_head_dim(config: Mapping[str, Any], layer_type: str | None) -> tuple
         if config.get(key) is not None:
             return check_d_model(config[key], name=f"config[{key!r}]"), f"config[{key!r}]"
     if "hidden_size" not in config or "num_attention_heads" not in config:
+        holders = _holders(config)
+        if holders and not any(key in config for key in _ROPE_KEYS):
+            raise ValueError(
+                f"config has no RoPE settings of its own; {', '.join(holders)} "
+                f"{'holds' if len(holders) == 1 else 'hold'} some: pass the one you mean"
+            )
         raise ValueError(
             "config needs head_dim, or hidden_size and num_attention_heads; got keys "
             f"{sorted(map(str, config))}"
@@ -351,8 +368,9 @@ class RotaryEmbedding(nn.Module):
         head width (``head_dim``, or ``qk_rope_head_dim``, DeepSeek's rotated
         part, or ``hidden_size // num_attention_heads``; a layer
         type's own ``head_dim`` in ``per_layer_config`` first) and GPT-NeoX's
-        ``rotary_pct`` or GPT-J's ``rotary_dim``. A multimodal config with its
-        language model under ``text_config`` is read there. Other keys are
+        ``rotary_pct`` or GPT-J's ``rotary_dim``. A config without RoPE
+        settings of its own that wraps a language model (``text_config``,
+        ``vlm_config``, ``thinker_config``) is read there. Other keys are
         ignored.
 
         Parameters

@@ -4,7 +4,10 @@ Each test starts from the built HTML, as a reader does. It takes exactly what
 each copy button copies (`sitegen.reader.copied_blocks` follows Material:
 ``code.innerText``, or a ``data-copy`` attribute; nothing from a ``no-copy``
 block), writes each Python block to its own file and runs it in a fresh virtual
-environment that has only the wheel the site serves, plus numpy and torch. The
+environment that has only the wheel the site serves, plus numpy and torch. A
+block that imports one of `EXTRAS` (transformers, for the page that puts pe's
+RoPE into a transformers model and says to install it) runs in a second
+environment that has that library too, and only for such blocks. The
 checkout is never on ``sys.path``: each script runs from a temporary folder, in
 isolated mode (``-I``), with no ``PYTHONPATH``. What it prints must be exactly
 the output the page shows under it.
@@ -16,6 +19,7 @@ seconds; pip installs the wheel itself, with ``--no-deps --no-index``.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -38,6 +42,29 @@ RESULTS = results.path("reader")
 WORKERS = 2
 # The libraries the pages' programs may import besides pe.
 LIBRARIES = ("numpy", "torch")
+# Libraries a block may import on top of those, if its page says to install them.
+EXTRAS = ("transformers",)
+
+
+def needs(code: str) -> tuple[str, ...]:
+    """The libraries of `EXTRAS` that `code` imports, sorted.
+
+    >>> needs("import torch\nfrom transformers import LlamaConfig")
+    ('transformers',)
+    """
+    tree = ast.parse(code)
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    imported |= {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+    }
+    return tuple(sorted(imported & set(EXTRAS)))
 
 
 def _closure(names: tuple[str, ...]) -> list[metadata.Distribution]:
@@ -60,11 +87,14 @@ def _closure(names: tuple[str, ...]) -> list[metadata.Distribution]:
     return list(seen.values())
 
 
-def fresh_environment(where: Path, wheel: Path | None = None) -> Path:
-    """Make a virtual environment with numpy and torch (and `wheel`); return its python.
+def fresh_environment(
+    where: Path, wheel: Path | None = None, libraries: tuple[str, ...] = LIBRARIES
+) -> Path:
+    """Make a virtual environment with `libraries` (and `wheel`); return its python.
 
-    numpy, torch and their dependencies are linked in from this interpreter's
-    installation; nothing else of it (and nothing of the checkout) is visible.
+    The libraries (numpy and torch unless told) and their dependencies are
+    linked in from this interpreter's installation; nothing else of it (and
+    nothing of the checkout) is visible.
     """
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
     python = where / "bin" / "python"
@@ -75,7 +105,7 @@ def fresh_environment(where: Path, wheel: Path | None = None) -> Path:
         check=True,
     ).stdout.strip()
     site_packages = Path(purelib)
-    for dist in _closure(LIBRARIES):
+    for dist in _closure(libraries):
         tops = {Path(str(file)).parts[0] for file in dist.files or []}
         for top in sorted(tops - {".."}):
             source = Path(str(dist.locate_file(top)))
@@ -161,10 +191,31 @@ def environment(served_wheel: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return fresh_environment(tmp_path_factory.mktemp("reader-venv") / "venv", served_wheel)
 
 
+class Environments:
+    """The base environment, and one per set of `EXTRAS`, made when first asked for."""
+
+    def __init__(self, base: Path, wheel: Path, factory: pytest.TempPathFactory) -> None:
+        self.made: dict[tuple[str, ...], Path] = {(): base}
+        self.wheel, self.factory = wheel, factory
+
+    def __call__(self, extras: tuple[str, ...]) -> Path:
+        if extras not in self.made:
+            where = self.factory.mktemp("reader-venv-" + "-".join(extras)) / "venv"
+            self.made[extras] = fresh_environment(where, self.wheel, (*LIBRARIES, *extras))
+        return self.made[extras]
+
+
+@pytest.fixture(scope="module")
+def environments(
+    environment: Path, served_wheel: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Environments:
+    return Environments(environment, served_wheel, tmp_path_factory)
+
+
 @pytest.fixture(scope="module")
 def runs(
     pages: dict[str, list[reader.Block]],
-    environment: Path,
+    environments: Environments,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> list[Run]:
     jobs = [
@@ -172,12 +223,15 @@ def runs(
         for page, blocks in pages.items()
         for number, block in enumerate(reader.runnable(blocks), start=1)
     ]
+    for _, _, block in jobs:  # made here, before the threads start
+        environments(needs(block.copied or ""))
 
     def one(job: tuple[str, int, reader.Block]) -> Run:
         page, number, block = job
         assert block.copied is not None
         folder = tmp_path_factory.mktemp("paste")
-        result = run_script(environment, folder, "snippet.py", block.copied)
+        python = environments(needs(block.copied))
+        result = run_script(python, folder, "snippet.py", block.copied)
         return Run(page, number, block.copied, block.output, *_outcome(result))
 
     with ThreadPoolExecutor(WORKERS) as pool:
@@ -240,6 +294,28 @@ def test_every_copied_python_block_runs_and_prints_what_the_page_shows(
         RESULTS.write_text(recorded)  # then README.md is stale: make readme shows the new counts
 
 
+def test_a_block_that_needs_more_than_torch_is_on_a_page_that_says_to_install_it(
+    site: SiteBuild,
+    pages: dict[str, list[reader.Block]],
+    environments: Environments,
+    tmp_path: Path,
+) -> None:
+    found = 0
+    for page, blocks in pages.items():
+        text = (site.directory / page).read_text()
+        for block in reader.runnable(blocks):
+            for library in needs(block.copied or ""):
+                found += 1
+                assert re.search(rf"pip install[^<]*\b{library}\b", text), (
+                    f"{page} has a block that imports {library} but no 'pip install {library}'"
+                )
+    if found:  # the extra environment really has the library, and still not the checkout
+        probe = "import transformers, pe\nprint(pe.__file__)\n"
+        result = run_script(environments(EXTRAS), tmp_path, "probe_extra.py", probe)
+        assert result.returncode == 0, result.stderr
+        assert "site-packages" in result.stdout
+
+
 def test_no_python_block_is_copyable_that_is_not_a_program(
     pages: dict[str, list[reader.Block]],
 ) -> None:
@@ -290,7 +366,10 @@ for number, cell in enumerate(cells):
 
 
 def test_each_page_with_code_offers_a_notebook_and_a_script_that_run(
-    site: SiteBuild, pages: dict[str, list[reader.Block]], environment: Path, tmp_path: Path
+    site: SiteBuild,
+    pages: dict[str, list[reader.Block]],
+    environments: Environments,
+    tmp_path: Path,
 ) -> None:
     jobs = []
     for page, blocks in pages.items():
@@ -309,15 +388,17 @@ def test_each_page_with_code_offers_a_notebook_and_a_script_that_run(
         assert ["".join(cell["source"]) for cell in cells] == [block.copied for block in code]
         script = (folder / f"{stem}.py").read_text()
         assert all(block.copied in script for block in code if block.copied)
-        jobs.append((page, folder / f"{stem}.py", folder / f"{stem}.ipynb"))
+        extras = tuple(sorted({name for block in code for name in needs(block.copied or "")}))
+        environments(extras)  # made here, before the threads start
+        jobs.append((page, folder / f"{stem}.py", folder / f"{stem}.ipynb", extras))
     assert len(jobs) >= 8
     runner = tmp_path / "run_page.py"
     runner.write_text(PAGE_RUNNER)
 
-    def one(job: tuple[str, Path, Path]) -> list[str]:
-        page, script, notebook = job
+    def one(job: tuple[str, Path, Path, tuple[str, ...]]) -> list[str]:
+        page, script, notebook, extras = job
         result = subprocess.run(
-            [environment, "-I", str(runner), str(script), str(notebook)],
+            [environments(extras), "-I", str(runner), str(script), str(notebook)],
             cwd=tmp_path,
             env=reader_env(),
             capture_output=True,

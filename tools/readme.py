@@ -154,7 +154,8 @@ def _reader_rows(reader: dict[str, Any]) -> list[str]:
     return [
         f"| reader's path | {reader['blocks run']} copyable Python blocks on {reader['pages']} "
         "pages, each run alone in a fresh environment with only the served wheel, numpy and "
-        f"torch: {reader['outputs matched']} print exactly what the page shows "
+        "torch (and transformers for a block that imports it, on a page that says to "
+        f"install it): {reader['outputs matched']} print exactly what the page shows "
         f"({reader['blocks with output shown']} show an output); "
         f"{reader['blocks marked no-copy']} blocks marked no-copy (library excerpts, and the "
         "API reference's signatures and console sessions) "

@@ -319,7 +319,8 @@ def layer_parameters(
     kinds = ", ".join(map(repr, scaling))
     if layer_type is None:
         raise ValueError(
-            f"scaling holds one RoPE dict per layer type ({kinds}); pass layer_type= one of them"
+            f"scaling holds one RoPE dict per layer type ({kinds}); pass layer_type= one of "
+            "them (to rope_frequencies or RotaryEmbedding.from_config), or that entry itself"
         )
     if layer_type not in scaling:
         raise ValueError(f"layer_type={layer_type!r} is not in scaling; it holds {kinds}")

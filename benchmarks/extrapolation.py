@@ -7,7 +7,7 @@ comparison page and its figure read.
 The task is next-token prediction on sequences from a fixed random order-2
 Markov chain: the best possible prediction of a token needs the two tokens
 before it, so a model must learn to look one position back, and nothing about
-the task changes with the length. Every model (examples/tiny_encoder.py: one
+the task changes with the length. Every model (examples/tiny_decoder.py: one
 layer, four heads, d_model = 32) is trained on sequences of TRAIN_LENGTH tokens
 with the same data, seed and steps, then evaluated on longer sequences. The
 loss is compared with the chain's entropy rate, the best any model can do.
@@ -24,7 +24,7 @@ import torch
 import pe
 import pe.nn
 from benchmarks._common import environment, write
-from examples.tiny_encoder import METHODS, TinyTransformer
+from examples.tiny_decoder import METHODS, TinyTransformer
 
 THREADS = 1  # one thread: on a busy machine two threads spin-wait on each other
 VOCAB = 8

@@ -64,6 +64,35 @@ def word_order_gap(d_model: int = 16, with_positions: bool = False) -> float:
 # --8<-- [end:word-order]
 
 
+# --8<-- [start:causal]
+def causal_self_attention(
+    x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray
+) -> np.ndarray:
+    """Self-attention in which row t sees only rows 0..t, as in a decoder (a causal mask)."""
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    scores = q @ k.T / np.sqrt(k.shape[1])
+    earlier_or_same = np.tri(len(x), dtype=bool)  # row t: True for columns 0..t
+    scores = np.where(earlier_or_same, scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights @ v
+
+
+def causal_word_order_gap(d_model: int = 16) -> float:
+    """'dog' in 'dog bites man' and 'man bites dog' under a causal mask, with no positions."""
+    rng = np.random.default_rng(2)  # the same vocabulary and weights as word_order_gap
+    vocabulary = {word: rng.normal(0, 1, d_model) for word in ("dog", "bites", "man")}
+    first = np.stack([vocabulary[w] for w in ("dog", "bites", "man")])
+    second = np.stack([vocabulary[w] for w in ("man", "bites", "dog")])
+    weights = random_weights(d_model)
+    dog_in_first = causal_self_attention(first, *weights)[0]  # sees only itself
+    dog_in_second = causal_self_attention(second, *weights)[2]  # sees all three words
+    return float(np.abs(dog_in_first - dog_in_second).max())
+
+
+# --8<-- [end:causal]
+
+
 def main() -> dict[str, float]:
     d_model = 16
     x = np.random.default_rng(3).normal(0, 1, (6, d_model))
@@ -75,6 +104,7 @@ def main() -> dict[str, float]:
         ),
         "word order, no positions": word_order_gap(d_model, with_positions=False),
         "word order, with positions": word_order_gap(d_model, with_positions=True),
+        "word order, causal mask, no positions": causal_word_order_gap(d_model),
     }
     # Without positions attention is permutation-equivariant: the gaps are rounding.
     assert results["shuffle, no positions"] < 1e-12
@@ -82,9 +112,11 @@ def main() -> dict[str, float]:
     # With positions the order matters.
     assert results["shuffle, with positions"] > 1e-3
     assert results["word order, with positions"] > 1e-3
+    # A causal mask alone breaks the symmetry: what a token sees depends on where it is.
+    assert results["word order, causal mask, no positions"] > 1e-3
     return results
 
 
 if __name__ == "__main__":
     for name, gap in main().items():
-        print(f"{name:28s} {gap:.3g}")
+        print(f"{name:38s} {gap:.3g}")

@@ -14,31 +14,64 @@ from __future__ import annotations
 
 from pe import analysis as analysis
 from pe._alibi import alibi_slopes
+from pe._axial import (
+    GridRope,
+    GridRopePreset,
+    axial_rope,
+    grid_positions,
+    grid_rope_angles,
+    grid_rope_presets,
+)
 from pe._conventions import Convention, conventions
 from pe._conventions import lookup as _lookup  # noqa: F401 (pe.convention, deprecated)
 from pe._deprecation import moved_attribute as _moved_attribute
 from pe._frequencies import angles, frequencies, wavelengths
+from pe._grids import GridLayout, grid_coordinates, grid_sincos
 from pe._layout import convert_layout, layout_permutation
+from pe._mrope import MropePositions, mrope, mrope_decode_positions, mrope_position_ids
 from pe._rope import RopeFrequencies, rope_frequencies
 from pe._rotation import rotation_blocks, rotation_matrix
 from pe._table import PrecisionWarning, sinusoidal
+from pe._timesteps import (
+    TimestepPreset,
+    timestep_embedding,
+    timestep_frequencies,
+    timestep_presets,
+)
 from pe._validation import MAX_POSITION
 
 __all__ = [
     "Convention",
+    "GridLayout",
+    "GridRope",
+    "GridRopePreset",
     "MAX_POSITION",
+    "MropePositions",
     "PrecisionWarning",
     "RopeFrequencies",
+    "TimestepPreset",
     "alibi_slopes",
     "angles",
+    "axial_rope",
     "conventions",
     "convert_layout",
     "frequencies",
+    "grid_coordinates",
+    "grid_positions",
+    "grid_rope_angles",
+    "grid_rope_presets",
+    "grid_sincos",
     "layout_permutation",
+    "mrope",
+    "mrope_decode_positions",
+    "mrope_position_ids",
     "rope_frequencies",
     "rotation_blocks",
     "rotation_matrix",
     "sinusoidal",
+    "timestep_embedding",
+    "timestep_frequencies",
+    "timestep_presets",
     "wavelengths",
 ]
 

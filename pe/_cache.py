@@ -4,6 +4,9 @@
 sixteen step tables of a very wide encoding can hold gigabytes. This cache
 counts the bytes of each value (and of its key's ``bytes`` parts), drops the
 oldest entries past its budget, and never stores a value larger than the budget.
+An optional entry limit also bounds how many values it keeps: a cache keyed by
+the request (a run's start) would otherwise fill its budget with thousands of
+small entries, each its own allocation, when every call asks for another start.
 """
 
 from __future__ import annotations
@@ -38,9 +41,12 @@ def _size(value: Any) -> int:
 class BytesCache(Generic[P, R]):
     """Wrap `function` with a cache of at most `max_bytes` (see the module docstring)."""
 
-    def __init__(self, function: Callable[P, R], max_bytes: int) -> None:
+    def __init__(
+        self, function: Callable[P, R], max_bytes: int, max_entries: int | None = None
+    ) -> None:
         self._function = function
         self.max_bytes = max_bytes
+        self.max_entries = max_entries
         self._entries: OrderedDict[Hashable, tuple[R, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.bytes = 0
@@ -60,7 +66,9 @@ class BytesCache(Generic[P, R]):
             if key not in self._entries:
                 self._entries[key] = (value, size)
                 self.bytes += size
-                while self.bytes > self.max_bytes:
+                while self.bytes > self.max_bytes or (
+                    self.max_entries is not None and len(self._entries) > self.max_entries
+                ):
                     _, (_, dropped) = self._entries.popitem(last=False)
                     self.bytes -= dropped
         return value
@@ -72,10 +80,12 @@ class BytesCache(Generic[P, R]):
             self.bytes = 0
 
 
-def bytes_cache(max_bytes: int) -> Callable[[Callable[P, R]], BytesCache[P, R]]:
-    """Decorate a function with a `BytesCache` of `max_bytes`."""
+def bytes_cache(
+    max_bytes: int, max_entries: int | None = None
+) -> Callable[[Callable[P, R]], BytesCache[P, R]]:
+    """Decorate a function with a `BytesCache` of `max_bytes` (and at most `max_entries`)."""
 
     def wrap(function: Callable[P, R]) -> BytesCache[P, R]:
-        return BytesCache(function, max_bytes)
+        return BytesCache(function, max_bytes, max_entries)
 
     return wrap

@@ -15,14 +15,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._validation import check_flag, check_length, check_positions, check_size, is_integer
+from pe._validation import (
+    MAX_D_MODEL,
+    MAX_POSITION,
+    check_base,
+    check_flag,
+    check_length,
+    check_positions,
+    check_size,
+    is_integer,
+)
 
 __all__ = ["Convention", "Layout", "conventions", "lookup"]
 
@@ -78,7 +87,9 @@ class Convention:
     base : float
         The base $b$ (called ``max_timescale`` or ``max_wavelength`` elsewhere).
         The recipe reads it: ``dataclasses.replace(convention, base=500.0)``
-        builds the same library's table with another base.
+        builds the same library's table with another base. A finite real
+        number greater than 1, checked when the convention is made (a base
+        of 1 turns every pair at the same speed; NaN fills the table with NaN).
     first_position : int
         The position the library gives to the first token of a sequence.
     padding : str
@@ -139,6 +150,27 @@ class Convention:
     _check: Callable[[int, str], None] = field(repr=False, compare=False)
     padding_idx: int | None = None
     models: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "base", check_base(self.base))
+        if not is_integer(self.first_position):
+            raise TypeError(f"first_position must be an integer; got {self.first_position!r}")
+        if self.padding_idx is not None and not is_integer(self.padding_idx):
+            raise TypeError(f"padding_idx must be an integer or None; got {self.padding_idx!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The recipes are closures, which pickle cannot store: store the named
+        # convention they come from and the fields, and rebuild with replace.
+        for origin in _ALL:
+            if (origin._columns, origin._rates, origin._angle, origin._check) == (
+                self._columns,
+                self._rates,
+                self._angle,
+                self._check,
+            ):
+                data = {f.name: getattr(self, f.name) for f in fields(self) if f.name[0] != "_"}
+                return (_restore, (origin.name, data))
+        raise TypeError(f"cannot pickle convention {self.name!r}: its recipes are not pe's")
 
     def frequencies(self, d_model: int) -> NDArray[np.float64]:
         r"""Return the angular frequency of each sine (and cosine) group, in float64.
@@ -251,12 +283,11 @@ class Convention:
         >>> bool((m2m.encode(3, 8) == m2m.table([2, 3, 4], 8)).all())
         True
         """
-        if not is_integer(length):
-            raise TypeError(f"length must be a non-negative integer; got {length!r}")
-        if int(length) < 0:
-            raise ValueError(f"length must be a non-negative integer; got {length!r}")
+        length = check_length(length)
+        self._check_width(d_model)
         if not is_integer(start):
-            raise TypeError(f"start must be an integer; got {start!r}")
+            raise TypeError(f"start must be an integer; got {start!r:.60}")
+        check_size((length, int(d_model)))  # before the positions are built
         first = self.first_position + int(start)
         if first < 0:
             raise ValueError(
@@ -264,7 +295,13 @@ class Convention:
                 f"first token is at position {self.first_position}, and the row read, "
                 f"first_position + start, cannot be negative); got {int(start)}"
             )
-        return self.table(np.arange(first, first + int(length)), d_model, emulate=emulate)
+        last = first + length - 1
+        if length and last > MAX_POSITION:
+            raise ValueError(
+                f"start + length must keep the last row read, first_position + start + "
+                f"length - 1, at most {MAX_POSITION}; got {last}"
+            )
+        return self.table(np.arange(first, first + length), d_model, emulate=emulate)
 
     def columns(self, d_model: int) -> list[tuple[str, float]]:
         """List what each output column holds: ``("sin" | "cos" | "zero", frequency)``.
@@ -298,9 +335,11 @@ class Convention:
 
     def _check_width(self, d_model: int) -> None:
         if not is_integer(d_model) or isinstance(d_model, bool):
-            raise TypeError(f"d_model must be a positive integer; got {d_model!r}")
+            raise TypeError(f"d_model must be a positive integer; got {d_model!r:.60}")
         if int(d_model) <= 0:
             raise ValueError(f"d_model must be a positive integer; got {d_model}")
+        if int(d_model) > MAX_D_MODEL:
+            raise ValueError(f"d_model must be at most {MAX_D_MODEL:,} (2**24); got {d_model:,}")
         self._check(int(d_model), self.name)
 
 
@@ -772,6 +811,11 @@ _ALL = (
         _check=_not_two_or_three,
     ),
 )
+
+
+def _restore(origin: str, data: dict[str, Any]) -> Convention:
+    """Rebuild a pickled `Convention`: the named one's recipes with the stored fields."""
+    return replace(conventions[origin], **data)
 
 
 class _Conventions(Mapping[str, Convention]):

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pe._conventions import Convention, Layout, lookup
-from pe._validation import is_integer
+from pe._validation import MAX_D_MODEL, is_integer
 
 __all__ = ["convert_layout", "layout_permutation"]
 
@@ -60,7 +60,8 @@ def layout_permutation(d_model: int, source: Layout, target: Layout) -> NDArray[
     Raises
     ------
     TypeError, ValueError
-        For a `d_model` that is not a positive integer or an unknown layout.
+        For a `d_model` that is not a positive integer (at most ``2**24``) or
+        an unknown layout.
 
     Examples
     --------
@@ -70,9 +71,10 @@ def layout_permutation(d_model: int, source: Layout, target: Layout) -> NDArray[
     >>> pe.layout_permutation(6, "concatenated", "interleaved")
     array([0, 3, 1, 4, 2, 5])
     """
-    if not is_integer(d_model) or int(d_model) <= 0:
+    if not is_integer(d_model) or not 0 < int(d_model) <= MAX_D_MODEL:
         raise (TypeError if not is_integer(d_model) else ValueError)(
-            f"d_model must be a positive integer; got {d_model!r}"
+            f"d_model must be a positive integer of at most {MAX_D_MODEL:,} (2**24); "
+            f"got {d_model!r:.60}"
         )
     source = _check_layout(source, "source")
     target = _check_layout(target, "target")

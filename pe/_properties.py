@@ -8,16 +8,19 @@ encoding, and positions beyond a training length behave like those inside it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from pe._frequencies import cached_frequencies
 from pe._rotation import _matrix
-from pe._similarity import similarity
+from pe._similarity import _as_positions, measure_offsets
 from pe._table import as_run, encode
 from pe._validation import (
+    MAX_POSITION,
     check_base,
     check_d_model,
     check_length,
@@ -25,6 +28,10 @@ from pe._validation import (
     check_size,
     is_integer,
 )
+
+#: Values per float64 piece when a measurement walks through a large table (8 MiB):
+#: memory stays bounded whatever the number of positions.
+_PIECE = 2**20
 
 __all__ = [
     "Extrapolation",
@@ -52,6 +59,16 @@ def _table(positions: NDArray[np.int64], d_model: int, base: float) -> NDArray[n
     flat = as_run(positions.reshape(-1))
     table = encode(flat, positions.shape, d_model, base, np.dtype(np.float64))
     return cast("NDArray[np.float64]", table)
+
+
+def _pieces(
+    positions: NDArray[np.int64], d_model: int, base: float
+) -> Iterator[NDArray[np.float64]]:
+    """Yield the float64 table of `positions` (flattened) a bounded number of rows at a time."""
+    flat = positions.reshape(-1)
+    rows = max(1, _PIECE // d_model)
+    for row in range(0, flat.size, rows):
+        yield _table(flat[row : row + rows], d_model, base)
 
 
 @dataclass(frozen=True)
@@ -129,7 +146,8 @@ def value_range(positions: Any, d_model: int, *, base: float = 10000.0) -> tuple
     TypeError, ValueError
         As `pe.sinusoidal`: for positions that are not integers within
         ``±(2**31 - 1)``, a `d_model` that is not a positive even integer, or
-        a `base` that is not a finite number greater than 1.
+        a `base` that is not a finite number greater than 1; and a
+        `ValueError` for no positions at all (no value has a range).
 
     Examples
     --------
@@ -139,8 +157,17 @@ def value_range(positions: Any, d_model: int, *, base: float = 10000.0) -> tuple
     True
     """
     d_model, base = check_d_model(d_model), check_base(base)
-    table = _table(_positions(positions, d_model), d_model, base)
-    return float(table.min()), float(table.max())
+    checked = _positions(positions, d_model)
+    if checked.size == 0:
+        raise ValueError(
+            f"positions must hold at least one position to have a range of values; got "
+            f"{'a length of 0' if is_integer(positions) else f'an empty array {checked.shape}'}"
+        )
+    check_size((*checked.shape, d_model), name="the table")
+    low, high = np.inf, -np.inf
+    for piece in _pieces(checked, d_model, base):  # bounded memory at any length
+        low, high = min(low, float(piece.min())), max(high, float(piece.max()))
+    return low, high
 
 
 def norm_deviation(positions: Any, d_model: int, *, base: float = 10000.0) -> float:
@@ -177,9 +204,13 @@ def norm_deviation(positions: Any, d_model: int, *, base: float = 10000.0) -> fl
     True
     """
     d_model, base = check_d_model(d_model), check_base(base)
-    table = _table(_positions(positions, d_model), d_model, base)
-    squared = np.einsum("...j,...j->...", table, table)
-    return float(np.abs(squared - d_model / 2).max(initial=0.0))
+    checked = _positions(positions, d_model)
+    check_size((*checked.shape, d_model), name="the table")
+    worst = 0.0
+    for piece in _pieces(checked, d_model, base):  # bounded memory at any length
+        squared = np.einsum("...j,...j->...", piece, piece)
+        worst = max(worst, float(np.abs(squared - d_model / 2).max(initial=0.0)))
+    return worst
 
 
 def rotation_error(positions: Any, offsets: Any, d_model: int, *, base: float = 10000.0) -> float:
@@ -193,9 +224,10 @@ def rotation_error(positions: Any, offsets: Any, d_model: int, *, base: float = 
     ----------
     positions : int or array_like of int
         Starting positions $p$ (a length means ``0 .. length-1``).
-    offsets : array_like of int
-        Shifts $k$, of any shape; every ``p + k`` must stay within
-        ``±(2**31 - 1)``.
+    offsets : int or array_like of int
+        Shifts $k$, of any shape; a bare integer is one shift (as the
+        offsets of `pe.analysis.pair_distance`), not a count. Every
+        ``p + k`` must stay within ``±(2**31 - 1)``.
     d_model : int
         Width of the encoding; a positive even integer.
     base : float, default 10000.0
@@ -211,23 +243,35 @@ def rotation_error(positions: Any, offsets: Any, d_model: int, *, base: float = 
     TypeError, ValueError
         As `pe.sinusoidal`: for positions or offsets that are not integers within
         ``±(2**31 - 1)``, a `d_model` that is not a positive even integer, or
-        a `base` that is not a finite number greater than 1.
+        a `base` that is not a finite number greater than 1; a `ValueError`
+        also when the work (offsets x positions x `d_model` values, or the
+        ``d_model x d_model`` matrix) passes the limit of one call.
 
     Examples
     --------
     >>> import pe
     >>> pe.analysis.rotation_error(1000, offsets=[1, 7, 100, -50], d_model=64) < 1e-12
     True
+    >>> pe.analysis.rotation_error([0, 5], offsets=3, d_model=8) < 1e-15  # one shift
+    True
     """
     d_model, base = check_d_model(d_model), check_base(base)
     starts = _positions(positions, d_model).reshape(-1)
-    shifts = check_positions(offsets, name="offsets").reshape(-1)
-    table = _table(starts, d_model, base)
+    shifts = _as_positions(offsets, "offsets").reshape(-1)
+    check_size((d_model, d_model), name="the rotation matrix")
+    check_size((shifts.size, starts.size, d_model), name="the shifted encodings")
+    if starts.size and shifts.size:  # every p + k in range, before any work
+        ends = (int(starts.min()) + int(shifts.min()), int(starts.max()) + int(shifts.max()))
+        check_positions(np.array(ends), name="p + offset")
     worst = 0.0
-    for shift in shifts:
-        rotated = table @ _matrix(int(shift), d_model, base).T
-        target = _table(check_positions(starts + shift, name="p + offset"), d_model, base)
-        worst = max(worst, float(np.abs(rotated - target).max(initial=0.0)))
+    rows = max(1, _PIECE // d_model)
+    for row in range(0, starts.size, rows):
+        piece = starts[row : row + rows]
+        table = _table(piece, d_model, base)
+        for shift in shifts:
+            rotated = table @ _matrix(int(shift), d_model, base).T
+            target = _table(piece + shift, d_model, base)
+            worst = max(worst, float(np.abs(rotated - target).max(initial=0.0)))
     return worst
 
 
@@ -266,9 +310,18 @@ def uniqueness(length: int, d_model: int, *, base: float = 10000.0) -> Uniquenes
     length = check_length(length)
     if length < 2:
         raise ValueError(f"length must be at least 2 to compare positions; got {length}")
-    distances = similarity(0, np.arange(1, length), d_model, base=base, measure="distance")
-    best = int(np.argmin(distances))
-    return Uniqueness(min_distance=float(distances[best]), offset=best + 1)
+    d_model, base = check_d_model(d_model), check_base(base)
+    check_size((length - 1, d_model // 2), name="the distances (offsets, pairs)")
+    best = (np.inf, 0)
+    rows = max(1, _PIECE // d_model)
+    for first in range(1, length, rows):  # bounded memory: a piece of offsets at a time
+        offsets = np.arange(first, min(first + rows, length))
+        distances = measure_offsets(
+            offsets.astype(np.float64), cached_frequencies(d_model, base), "distance"
+        )
+        index = int(np.argmin(distances))
+        best = min(best, (float(distances[index]), int(offsets[index])))
+    return Uniqueness(min_distance=best[0], offset=best[1])
 
 
 def extrapolation(
@@ -292,7 +345,8 @@ def extrapolation(
     base : float, default 10000.0
         The base; a finite real number greater than 1.
     window : int, default 64
-        Largest offset in the similarity profile.
+        Largest offset in the similarity profile; ``train_length + window``
+        must stay within ``2**31 - 1``.
 
     Returns
     -------
@@ -302,7 +356,8 @@ def extrapolation(
     Raises
     ------
     ValueError
-        If the lengths are not ``1 <= train_length < test_length``.
+        If the lengths are not ``1 <= train_length < test_length``, the window
+        runs past ``2**31 - 1``, or a table would pass the limit of one call.
 
     Examples
     --------
@@ -321,27 +376,37 @@ def extrapolation(
         )
     d_model = check_d_model(d_model)
     base = check_base(base)
+    if train_length + window > MAX_POSITION:
+        raise ValueError(
+            f"window must keep train_length + window within {MAX_POSITION}; got "
+            f"train_length={train_length}, window={window}"
+        )
+    check_size((2 * window + 1, d_model), name="the similarity profile (2 * window + 1 rows)")
+    check_size((test_length, d_model), name="the table")
     offsets = np.arange(-window, window + 1)
     inside = _table(np.arange(train_length), d_model, base)
-    outside = _table(np.arange(train_length, test_length), d_model, base)
+    inside_squared = np.einsum("ij,ij->i", inside, inside)
 
-    def profile(table: NDArray[Any], start: int) -> NDArray[Any]:
+    def profile(start: int) -> NDArray[Any]:
         shifted = _table(start + offsets, d_model, base)
-        dots: NDArray[Any] = shifted @ table[0]
+        dots: NDArray[Any] = shifted @ _table(np.array([start]), d_model, base)[0]
         return dots
 
-    deviation = float(np.abs(profile(inside, 0) - profile(outside, train_length)).max())
-    nearest = np.inf
-    for row in range(0, outside.shape[0], 1024):  # bounded memory: 1024 new positions at a time
-        chunk = outside[row : row + 1024]
-        squared = (
-            np.sum(chunk**2, axis=1)[:, None]
-            + np.sum(inside**2, axis=1)[None, :]
-            - 2.0 * chunk @ inside.T
-        )
+    deviation = float(np.abs(profile(0) - profile(train_length)).max())
+    nearest, largest = np.inf, 0.0
+    # Bounded memory: a piece of new positions at a time, each against every
+    # training position in one (rows x train_length) matrix of about _PIECE values.
+    rows = max(1, _PIECE // max(train_length, d_model))
+    for row in range(train_length, test_length, rows):
+        chunk = _table(np.arange(row, min(row + rows, test_length)), d_model, base)
+        squared = chunk @ inside.T  # then |a|^2 + |b|^2 - 2 a.b, in place
+        squared *= -2.0
+        squared += inside_squared[None, :]
+        squared += np.einsum("ij,ij->i", chunk, chunk)[:, None]
         nearest = min(nearest, float(np.sqrt(max(squared.min(), 0.0))))
+        largest = max(largest, float(np.abs(chunk).max()))
     return Extrapolation(
         profile_deviation=deviation,
         min_distance_to_training=nearest,
-        max_abs_value=float(np.abs(outside).max()),
+        max_abs_value=largest,
     )

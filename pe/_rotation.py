@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pe._frequencies import cached_frequencies
-from pe._validation import check_base, check_d_model, check_offset
+from pe._validation import check_base, check_d_model, check_offset, check_size
 
 __all__ = ["rotation_blocks", "rotation_matrix"]
 
@@ -104,7 +104,8 @@ def rotation_matrix(offset: int, d_model: int, *, base: float = 10000.0) -> NDAr
     Raises
     ------
     TypeError, ValueError
-        As for `rotation_blocks`.
+        As for `rotation_blocks`; also a `ValueError`, before allocating, when
+        the ``d_model x d_model`` matrix would pass the limit of one call.
 
     Examples
     --------
@@ -117,7 +118,9 @@ def rotation_matrix(offset: int, d_model: int, *, base: float = 10000.0) -> NDAr
     >>> float(np.abs(table[5:] - table[:-5] @ M.T).max()) < 1e-14
     True
     """
-    return _matrix(check_offset(offset), check_d_model(d_model), check_base(base))
+    offset, d_model, base = check_offset(offset), check_d_model(d_model), check_base(base)
+    check_size((d_model, d_model), name="the rotation matrix")
+    return _matrix(offset, d_model, base)
 
 
 def _matrix(offset: int, d_model: int, base: float) -> NDArray[np.float64]:

@@ -22,14 +22,19 @@ from numpy.typing import NDArray
 
 from pe._frequencies import cached_frequencies
 from pe._validation import (
+    MAX_POSITION,
     check_base,
     check_d_model,
     check_offset,
     check_positions,
+    check_size,
     is_integer,
 )
 
-__all__ = ["Measure", "closest_return", "pair_distance", "similarity"]
+#: Offsets per piece in `closest_return`: memory stays bounded at any `max_offset`.
+_PIECE = 2**20
+
+__all__ = ["Measure", "closest_return", "measure_offsets", "pair_distance", "similarity"]
 
 Measure = Literal["dot", "cosine", "distance"]
 
@@ -41,15 +46,35 @@ def _as_positions(value: Any, name: str) -> NDArray[np.int64]:
     return check_positions(value, name=name)
 
 
-def _offsets(p: Any, q: Any) -> NDArray[np.float64]:
-    """Offsets ``q - p`` as float64, broadcast, with a clear error if shapes clash."""
+def _offsets(p: Any, q: Any, half: int) -> NDArray[np.float64]:
+    """Offsets ``q - p`` as float64, broadcast, with a clear error if shapes clash.
+
+    `half` is the number of pairs: the angles, ``offsets x half`` values, are
+    checked against the size limit before anything of that size is made.
+    """
     first, second = _as_positions(p, "p"), _as_positions(q, "q")
     try:
-        offset = np.subtract(second, first, dtype=np.int64)
+        shape = np.broadcast_shapes(first.shape, second.shape)
     except ValueError:
         shapes = f"{first.shape} and {second.shape}"
         raise ValueError(f"p and q must broadcast together; got shapes {shapes}") from None
-    return np.asarray(offset, dtype=np.float64)
+    check_size((*shape, half), name="the angles (broadcast p and q, d_model / 2)")
+    return np.asarray(np.subtract(second, first, dtype=np.int64), dtype=np.float64)
+
+
+def measure_offsets(
+    offsets: NDArray[np.float64], omega: NDArray[np.float64], measure: Measure
+) -> NDArray[np.float64]:
+    """`similarity` for checked float64 offsets ``q - p`` and frequencies `omega`."""
+    theta = offsets[..., np.newaxis] * omega
+    result: NDArray[np.float64]
+    if measure == "distance":
+        result = 2.0 * np.sqrt(np.sum(np.sin(theta / 2.0) ** 2, axis=-1))
+    else:
+        result = np.sum(np.cos(theta), axis=-1)
+        if measure == "cosine":
+            result = result / omega.size
+    return result
 
 
 def similarity(
@@ -113,15 +138,7 @@ def similarity(
         raise ValueError(f"measure must be 'dot', 'cosine' or 'distance'; got {measure!r}")
     d_model = check_d_model(d_model)
     omega = cached_frequencies(d_model, check_base(base))
-    theta = _offsets(p, q)[..., np.newaxis] * omega
-    result: NDArray[np.float64]
-    if measure == "distance":
-        result = 2.0 * np.sqrt(np.sum(np.sin(theta / 2.0) ** 2, axis=-1))
-    else:
-        result = np.sum(np.cos(theta), axis=-1)
-        if measure == "cosine":
-            result = result / (d_model / 2)
-    return result
+    return measure_offsets(_offsets(p, q, omega.size), omega, measure)
 
 
 def pair_distance(offsets: Any, d_model: int, *, base: float = 10000.0) -> NDArray[np.float64]:
@@ -158,6 +175,7 @@ def pair_distance(offsets: Any, d_model: int, *, base: float = 10000.0) -> NDArr
     """
     k = _as_positions(offsets, "offsets").astype(np.float64)
     omega = cached_frequencies(check_d_model(d_model), check_base(base))
+    check_size((*k.shape, omega.size), name="the result (offsets, d_model / 2)")
     result: NDArray[np.float64] = 2.0 * np.abs(np.sin(k[..., np.newaxis] * omega / 2.0))
     return result
 
@@ -179,7 +197,8 @@ def closest_return(
     d_model : int
         Width of the encoding; a positive even integer.
     max_offset : int
-        Largest offset to search, at least 1.
+        Largest offset to search, from 1 to ``2**31 - 1`` (searched a piece at
+        a time: the memory used does not grow with it).
     base : float, default 10000.0
         The base $b$; a finite real number greater than 1.
 
@@ -204,17 +223,23 @@ def closest_return(
     """
     d_model = check_d_model(d_model)
     if not is_integer(pair):
-        raise TypeError(f"pair must be an integer; got {pair!r}")
+        raise TypeError(f"pair must be an integer; got {pair!r:.60}")
     if not 0 <= pair < d_model // 2:
         raise ValueError(
             f"pair must lie in [0, {d_model // 2 - 1}] for d_model={d_model}; got {pair}"
         )
     if not is_integer(max_offset):
-        raise TypeError(f"max_offset must be an integer >= 1; got {max_offset!r}")
-    if max_offset < 1:
-        raise ValueError(f"max_offset must be an integer >= 1; got {max_offset}")
+        raise TypeError(f"max_offset must be an integer >= 1; got {max_offset!r:.60}")
+    if not 1 <= max_offset <= MAX_POSITION:
+        raise ValueError(
+            f"max_offset must be an integer from 1 to {MAX_POSITION}; got {max_offset}"
+        )
     omega = cached_frequencies(d_model, check_base(base))[pair]
-    offsets = np.arange(1, int(max_offset) + 1, dtype=np.float64)
-    gaps = 2.0 * np.abs(np.sin(offsets * omega / 2.0))
-    best = int(np.argmin(gaps))
-    return best + 1, float(gaps[best])
+    best = (np.inf, 0)
+    for first in range(1, int(max_offset) + 1, _PIECE):
+        offsets = np.arange(first, min(first + _PIECE, int(max_offset) + 1), dtype=np.float64)
+        gaps = 2.0 * np.abs(np.sin(offsets * omega / 2.0))
+        index = int(np.argmin(gaps))  # the first of equal gaps, as over the whole range
+        if gaps[index] < best[0]:
+            best = (float(gaps[index]), first + index)
+    return best[1], best[0]

@@ -22,7 +22,10 @@ error stays at a few float32 roundings (below 3e-7 in float32) at every position
 where ``sin(p * omega)`` with float32 angles loses about ``p * 6e-8``.
 
 The block split depends on the position alone (``h = floor(p / BLOCK) * BLOCK``),
-so a row is bit-for-bit the same whatever range or batch it was requested in.
+so a row is bit-for-bit the same whatever range or batch it was requested in. A
+negative position is computed as its mirror: the row of ``|p|`` with its sines
+negated (``sin`` is odd, ``cos`` even), so it is as accurate as the positive one
+(splitting ``-3`` as ``-16384 + 16381`` would cancel two large angles).
 
 One engine serves numpy and torch: `fill` plans the blocks and multiplies the
 factors through `ArrayOps`, a handful of array operations that `NUMPY` (here)
@@ -73,6 +76,11 @@ HEAD_SPLIT = 64
 #: Bytes each factor cache may hold (its least recently used entries go first).
 CACHE_BYTES = 64 * 2**20
 
+#: Entries kept by the caches keyed by a run's first block: enough for the few
+#: lengths a model asks for again and again, few enough that a decoder asking
+#: for a new offset every step does not pile up thousands of small allocations.
+RUN_CACHE_ENTRIES = 32
+
 # Rows per chunk where a chunked pass is needed (float16 output, scattered positions).
 _CHUNK_ROWS = 4096
 
@@ -101,7 +109,35 @@ def step_factors(
     Built as $e^{-i16a\omega}\,e^{-ib\omega}$ and kept in a small cache: the table
     depends only on the frequencies and the dtype, not on the request.
     """
-    return _step_table(omega.tobytes(), np.dtype(ctype).str)[:count]
+    return step_rows(range(count), omega, ctype)
+
+
+def _cacheable(rows: int, omega: NDArray[np.float64], ctype: Any) -> bool:
+    """Whether a factor table of `rows` rows fits the cache (else: compute only what is used)."""
+    return bool(rows * omega.size * np.dtype(ctype).itemsize <= CACHE_BYTES)
+
+
+def step_rows(
+    offsets: range | NDArray[np.int64], omega: NDArray[np.float64], ctype: Any = np.complex128
+) -> NDArray[Any]:
+    r"""$e^{-il\omega}$ for the in-block offsets `offsets` (a range, or an int64 array).
+
+    From the cached table of all `BLOCK` offsets when it fits `CACHE_BYTES`;
+    for a wider encoding only the requested rows are computed, with the same
+    two products, so the bits are the same either way and one row of a very
+    wide table costs one row of factors, not `BLOCK`.
+    """
+    if _cacheable(BLOCK, omega, ctype):
+        table = _step_table(omega.tobytes(), np.dtype(ctype).str)
+        if isinstance(offsets, range):
+            return table[offsets.start : offsets.stop]
+        return table[offsets]
+    wanted = np.arange(offsets.start, offsets.stop) if isinstance(offsets, range) else offsets
+    coarse = _phasors(wanted // STEP_SPLIT, STEP_SPLIT, omega)
+    fine = _phasors(wanted % STEP_SPLIT, 1, omega)
+    factors = np.empty((wanted.size, omega.size), ctype)
+    np.multiply(coarse, fine, out=factors)  # as in _step_table: rounded once
+    return factors
 
 
 @bytes_cache(CACHE_BYTES)
@@ -123,6 +159,17 @@ def _block_phasors(omega_bytes: bytes) -> NDArray[np.complex128]:
     return factors
 
 
+def _fine_blocks(
+    indices: range | NDArray[np.int64], omega: NDArray[np.float64]
+) -> NDArray[np.complex128]:
+    r"""Rows `indices` of `_block_phasors`; for a wide encoding, only those rows are computed."""
+    if _cacheable(HEAD_SPLIT, omega, np.complex128):
+        fine = _block_phasors(omega.tobytes())
+        return fine[indices.start : indices.stop] if isinstance(indices, range) else fine[indices]
+    wanted = np.arange(indices.start, indices.stop) if isinstance(indices, range) else indices
+    return _phasors(wanted, BLOCK, omega)
+
+
 def head_factors(
     starts: range | NDArray[np.int64], omega: NDArray[np.float64], ctype: Any = np.complex128
 ) -> NDArray[Any]:
@@ -133,7 +180,6 @@ def head_factors(
     and cosines are evaluated however many blocks there are; the split depends
     on $h$ alone, so a block's factor is the same in every request.
     """
-    fine = _block_phasors(omega.tobytes())  # e^{-i 256 b omega}, b = 0 .. 63
     factors = np.empty((len(starts), omega.size), ctype)
     if isinstance(starts, range):  # consecutive blocks: one slice per coarse group
         first, stop = starts.start // BLOCK, starts.stop // BLOCK
@@ -144,17 +190,15 @@ def head_factors(
         for index, group in enumerate(groups):
             low = max(first, group * HEAD_SPLIT)
             high = min(stop, (group + 1) * HEAD_SPLIT)
-            np.multiply(
-                coarse[index],
-                fine[low - group * HEAD_SPLIT : high - group * HEAD_SPLIT],
-                out=factors[low - first : high - first],
-            )
+            fine = _fine_blocks(range(low - group * HEAD_SPLIT, high - group * HEAD_SPLIT), omega)
+            np.multiply(coarse[index], fine, out=factors[low - first : high - first])
         return factors
     blocks = starts // BLOCK
     coarse_index = blocks // HEAD_SPLIT
     groups_array, which = np.unique(coarse_index, return_inverse=True)
     coarse = 1j * _phasors(groups_array, BLOCK * HEAD_SPLIT, omega)  # i e^{-i 64 a 256 omega}
-    np.multiply(coarse[which.reshape(-1)], fine[blocks - coarse_index * HEAD_SPLIT], out=factors)
+    fine = _fine_blocks(blocks - coarse_index * HEAD_SPLIT, omega)  # e^{-i 256 b omega}
+    np.multiply(coarse[which.reshape(-1)], fine, out=factors)
     return factors
 
 
@@ -241,14 +285,24 @@ class ArrayOps(Protocol):
     ) -> Any:
         """Return `head_factors` for `starts` in the complex dtype and on the device of `like`."""
 
-    def steps(self, omega: NDArray[np.float64], like: Any) -> Any:
-        """Return all `BLOCK` step factors in the complex dtype and on the device of `like`."""
+    def steps(self, omega: NDArray[np.float64], like: Any, offsets: range | NDArray[Any]) -> Any:
+        """Return `step_rows` for `offsets` in the complex dtype and on the device of `like`."""
 
-    def split(self, positions: Any) -> tuple[NDArray[np.int64], Any, Any]:
-        """Split positions into (distinct block starts, each row's start index, offsets)."""
+    def split(self, positions: Any) -> tuple[NDArray[np.int64], Any, NDArray[np.int64], Any]:
+        """Split non-negative positions into blocks and offsets.
+
+        Returns the distinct block starts (numpy), each row's index into them,
+        the distinct in-block offsets (numpy) and each row's index into those.
+        """
+
+    def host(self, positions: NDArray[np.int64], like: Any) -> Any:
+        """Return numpy int64 `positions` as an array of this library, on the device of `like`."""
 
     def multiply(self, a: Any, b: Any, out: Any) -> None:
         """Write the broadcast product ``a * b`` into `out`, allocating nothing of its size."""
+
+    def negate_sines(self, pairs: Any, rows: Any | None) -> None:
+        """Negate the real parts (the sines) of `pairs`, of the rows where `rows` is True or all."""
 
 
 def fill(ops: ArrayOps, table: Any, positions: Any, omega: NDArray[np.float64]) -> None:
@@ -275,31 +329,57 @@ def fill(ops: ArrayOps, table: Any, positions: Any, omega: NDArray[np.float64]) 
 
 def _fill_pairs(ops: ArrayOps, pairs: Any, positions: Any, omega: NDArray[np.float64]) -> None:
     r"""Write $\sin + i\cos$ of every position's angles into complex `pairs` (rows x d/2)."""
-    steps = ops.steps(omega, pairs)
-    # --8<-- [start:run]
-    if isinstance(positions, range):  # consecutive positions: broadcast products
-        plan = plan_run(positions.start, len(positions))
-        heads = ops.heads(plan.head_positions, omega, pairs)
-        half = omega.size
-        for seg in plan.segments:
-            target = pairs[seg.row : seg.row + seg.heads * seg.steps]
-            ops.multiply(
-                heads[seg.head : seg.head + seg.heads, None, :],
-                steps[None, seg.step : seg.step + seg.steps, :],
-                out=target.reshape(seg.heads, seg.steps, half),
-            )
+    if not isinstance(positions, range):
+        _fill_scattered(ops, pairs, positions, omega)
         return
+    if positions.start < 0:  # the negative rows are the mirrors of positive ones
+        split = min(positions.stop, 0)
+        count = split - positions.start
+        mirrored = np.arange(-positions.start, -split, -1, dtype=np.int64)
+        _fill_scattered(ops, pairs[:count], ops.host(mirrored, pairs), omega)
+        ops.negate_sines(pairs[:count], None)
+        pairs, positions = pairs[count:], range(split, positions.stop)
+    if len(positions):
+        _fill_run(ops, pairs, positions, omega)
+
+
+def _fill_run(ops: ArrayOps, pairs: Any, positions: range, omega: NDArray[np.float64]) -> None:
+    """`_fill_pairs` for a non-empty run of non-negative positions: broadcast products."""
+    # --8<-- [start:run]
+    plan = plan_run(positions.start, len(positions))
+    heads = ops.heads(plan.head_positions, omega, pairs)
+    low = min(seg.step for seg in plan.segments)  # only the offsets the run uses
+    steps = ops.steps(omega, pairs, range(low, max(seg.step + seg.steps for seg in plan.segments)))
+    half = omega.size
+    for seg in plan.segments:
+        target = pairs[seg.row : seg.row + seg.heads * seg.steps]
+        ops.multiply(
+            heads[seg.head : seg.head + seg.heads, None, :],
+            steps[None, seg.step - low : seg.step - low + seg.steps, :],
+            out=target.reshape(seg.heads, seg.steps, half),
+        )
     # --8<-- [end:run]
-    # Scattered positions: gather per-row factors, a chunk of rows at a time so
-    # that no temporary outgrows the output.
-    starts, which, offset = ops.split(positions)
+
+
+def _fill_scattered(ops: ArrayOps, pairs: Any, positions: Any, omega: NDArray[np.float64]) -> None:
+    """`_fill_pairs` for a 1-D integer array of positions, in any order, with repeats."""
+    negative = positions < 0
+    mirror = bool(negative.any())
+    if mirror:
+        positions = abs(positions)
+    # Gather per-row factors, a chunk of rows at a time so that no temporary
+    # outgrows the output; only the distinct blocks and offsets get factors.
+    starts, which, offsets, offset_index = ops.split(positions)
     heads = ops.heads(starts, omega, pairs)
+    steps = ops.steps(omega, pairs, offsets)
     for row in range(0, len(which), _CHUNK_ROWS):
         rows = slice(row, row + _CHUNK_ROWS)
-        ops.multiply(heads[which[rows]], steps[offset[rows]], out=pairs[rows])
+        ops.multiply(heads[which[rows]], steps[offset_index[rows]], out=pairs[rows])
+        if mirror:
+            ops.negate_sines(pairs[rows], negative[rows])
 
 
-@bytes_cache(CACHE_BYTES)
+@bytes_cache(CACHE_BYTES, RUN_CACHE_ENTRIES)
 def _run_heads(omega_bytes: bytes, ctype: str, start: int, count: int) -> NDArray[Any]:
     """`head_factors` for the consecutive blocks ``start, start + BLOCK, ...``, read-only."""
     omega = np.frombuffer(omega_bytes, dtype=np.float64)
@@ -328,18 +408,31 @@ class _NumpyOps:
             return _run_heads(omega.tobytes(), like.dtype.str, starts.start, len(starts))
         return head_factors(starts, omega, like.dtype)
 
-    def steps(self, omega: NDArray[np.float64], like: NDArray[Any]) -> NDArray[Any]:
-        return step_factors(BLOCK, omega, like.dtype)
+    def steps(
+        self, omega: NDArray[np.float64], like: NDArray[Any], offsets: range | NDArray[np.int64]
+    ) -> NDArray[Any]:
+        return step_rows(offsets, omega, like.dtype)
 
     def split(
         self, positions: NDArray[np.int64]
-    ) -> tuple[NDArray[np.int64], NDArray[np.intp], NDArray[np.int64]]:
+    ) -> tuple[NDArray[np.int64], NDArray[np.intp], NDArray[np.int64], NDArray[np.intp]]:
         block_start = (positions // BLOCK) * BLOCK
         starts, which = np.unique(block_start, return_inverse=True)
-        return starts, which.reshape(-1), positions - block_start
+        offsets, offset_index = np.unique(positions - block_start, return_inverse=True)
+        return starts, which.reshape(-1), offsets, offset_index.reshape(-1)
+
+    def host(self, positions: NDArray[np.int64], like: NDArray[Any]) -> NDArray[np.int64]:
+        return positions
 
     def multiply(self, a: NDArray[Any], b: NDArray[Any], out: NDArray[Any]) -> None:
         np.multiply(a, b, out=out)
+
+    def negate_sines(self, pairs: NDArray[Any], rows: NDArray[np.bool_] | None) -> None:
+        sines = pairs.real  # a view: writing to it writes the table
+        if rows is None:
+            np.negative(sines, out=sines)
+        else:
+            sines[rows] = -sines[rows]
 
 
 #: The numpy implementation of `ArrayOps`.

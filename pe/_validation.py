@@ -28,6 +28,7 @@ __all__ = [
     "check_positions",
     "check_size",
     "is_integer",
+    "to_float",
 ]
 
 #: Largest accepted ``abs(position)``. Positions are integers; beyond this the
@@ -105,11 +106,25 @@ def check_offset(offset: Any, *, name: str = "offset") -> int:
     return value
 
 
+def to_float(value: Any, *, name: str, accepted: str) -> float:
+    """Return ``float(value)``, or raise a `ValueError` naming `name` for an integer past float64.
+
+    ``float(10**400)`` raises `OverflowError`; `accepted` says what the parameter takes.
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(
+            f"{name} must be {accepted}; got an integer of {len(str(abs(int(value))))} digits, "
+            "beyond what a float64 can hold"
+        ) from None
+
+
 def check_base(base: Any, *, name: str = "base") -> float:
     """Return `base` as a ``float`` after checking it is a finite real number above 1."""
     if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):
         raise TypeError(f"{name} must be a real number greater than 1; got {_describe(base)}")
-    value = float(base)
+    value = to_float(base, name=name, accepted="a finite real number greater than 1")
     if not math.isfinite(value) or value <= 1.0:
         raise ValueError(f"{name} must be a finite real number greater than 1; got {value!r}")
     return value
@@ -153,12 +168,41 @@ def _nested_integers(value: Any) -> list[int]:
     return leaves
 
 
+def _is_torch_tensor(value: Any) -> bool:
+    """Tell a torch tensor without importing torch (the numpy core never does)."""
+    return type(value).__module__.partition(".")[0] == "torch" and hasattr(value, "is_meta")
+
+
+def _read_tensor(tensor: Any, name: str) -> NDArray[Any]:
+    """Return a torch tensor's values as a numpy array, or name why they cannot be read.
+
+    ``np.asarray`` would raise torch's own errors: a tensor that requires grad
+    (a float one: the dtype is the mistake), one on the meta device (no values
+    at all) or one on an accelerator.
+    """
+    dtype = str(tensor.dtype).removeprefix("torch.")
+    if tensor.is_floating_point() or tensor.is_complex() or dtype == "bool":
+        raise TypeError(
+            f"{name} must hold integers; got a torch tensor of dtype {dtype}"
+            + (" that requires grad" if tensor.requires_grad else "")
+            + ". Positions are integers such as torch.arange(16)"
+        )
+    if tensor.is_meta:
+        raise ValueError(
+            f"{name} is a tensor on the meta device, which holds no values to encode; "
+            "pass positions that hold values (e.g. on the CPU)"
+        )
+    values: NDArray[Any] = tensor.detach().cpu().numpy()
+    return values
+
+
 def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.int64]:
     """Return integer positions as an ``int64`` array of any shape.
 
     An integer ``L`` means the positions ``0, 1, ..., L - 1``; anything else must
     be an array-like of integers (no floats, no booleans) with magnitudes at most
-    `MAX_POSITION`.
+    `MAX_POSITION`. A torch tensor is read on the host (any integer dtype, any
+    device but ``meta``).
     """
     if is_integer(positions):
         return np.arange(check_length(positions, name=f"{name} (a length)"), dtype=np.int64)
@@ -173,6 +217,8 @@ def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.in
             "mask would be ignored. Fill it (positions.filled(0)) or drop the masked entries "
             "(positions.compressed()) first"
         )
+    if _is_torch_tensor(positions):
+        positions = _read_tensor(positions, name)
     leaves = _nested_integers(positions)
     if leaves:
         # Python integers beyond int64 can turn a list into float64 or uint64 arrays

@@ -219,7 +219,7 @@ def rotation_error_by_angle(d_model: int, offsets: tuple[int, ...], count: int =
                 f"10{str(low).translate(superscript)} to 10{str(high).translate(superscript)}",
                 f"{int(inside.sum()):,}",
                 number(float(errors[inside].max()), 1),
-                number(float(10.0**high * np.finfo(np.float64).eps), 1),
+                number(float(max(10.0**high, 1.0) * np.finfo(np.float64).eps), 1),
             ]
         )
     return table(
@@ -227,7 +227,7 @@ def rotation_error_by_angle(d_model: int, offsets: tuple[int, ...], count: int =
             "largest angle (p+k)·ω_i (radians)",
             "checks",
             "largest error",
-            "upper end × float64 epsilon",
+            "max(upper end, 1) × float64 epsilon",
         ],
         rows,
         align="lrrr",
@@ -317,4 +317,88 @@ def offset_surprise(d_model: int, near: int, far: int) -> str:
         f"slower and still falling with distance, take back {-rest:.3f}, "
         f"leaving the dot product {gain.sum():.3f} higher. The fast pairs alias, and at "
         f"d = {d_model} there are too few slow pairs to outweigh them."
+    )
+
+
+def sinusoid_extrapolation_sentence() -> str:
+    """How the committed extrapolation run's sinusoidal model fares past its training length."""
+    from sitegen.results import result
+
+    data = result("extrapolation")
+    train, longest = data["training"]["length"], data["eval_lengths"][-1]
+    losses = {
+        r["method"]: {row["length"]: row["loss"] for row in r["eval"]} for r in data["results"]
+    }
+    sinusoidal = losses["sinusoidal"]
+    rise = sinusoidal[longest] - sinusoidal[train]
+    layers = data["model"]["layers"]
+    return (
+        f"In the small model that the chapter *Comparing the methods* trains on "
+        f"{train}-token sequences ({layers} layer{'' if layers == 1 else 's'}, one seed), the "
+        f"sinusoidal encoding's loss {'rises' if rise > 0 else 'changes'} by {abs(rise):.2f} "
+        f"nats per token from {train} to {longest:,} tokens ({sinusoidal[train]:.3f} to "
+        f"{sinusoidal[longest]:.3f}): "
+        + (
+            "the positions exist, but the model does not use the new ones well."
+            if rise > 0.1
+            else "here the model uses the new positions about as well as the trained ones."
+        )
+    )
+
+
+def shift_table(p: int, q: int, shift: int, d_model: int) -> str:
+    """Shift both positions by `shift`: what changes (the vectors) and what does not (their dot)."""
+    before = pe.sinusoidal(np.array([p, q]), d_model, dtype=np.float64)
+    after = pe.sinusoidal(np.array([p + shift, q + shift]), d_model, dtype=np.float64)
+    rotated = before @ pe.rotation_matrix(shift, d_model).T
+    rows = [
+        [
+            "‖PE(p+k) − PE(p)‖: is the encoding shift-invariant?",
+            float(np.linalg.norm(after[0] - before[0])),
+        ],
+        [
+            "‖PE(p+k) − M<sub>k</sub> PE(p)‖: is it shift-equivariant?",
+            float(np.linalg.norm(after[0] - rotated[0])),
+        ],
+        [
+            "PE(p+k)·PE(q+k) − PE(p)·PE(q), in size: is the dot product shift-invariant?",
+            float(abs(after[0] @ after[1] - before[0] @ before[1])),
+        ],
+    ]
+    note = f"\n\nFor p = {p}, q = {q}, k = {shift}, d = {d_model}, in float64."
+    return table(["check", "size"], rows, align="lr", formats=[None, "e1"]) + note
+
+
+def precision_opening() -> str:
+    """State the precision page's promise of speed as the committed table benchmark recorded it."""
+    from sitegen.results import result
+
+    data = result("table")
+    ratios = [
+        row["seconds"]["(a) common float32"] / row["seconds"]["pe"]
+        for framework in ("numpy", "torch")
+        for row in data[framework]
+    ]
+    met = "all of which it met" if data["targets_met"] else "not all of which it met"
+    return (
+        f"In the committed run, `pe` computes the table {min(ratios):.1f} to "
+        f"{max(ratios):.1f} times as fast as the common recipe, in numpy and torch on a CPU; "
+        f"the benchmark also sets itself targets, {met} (listed under Speed below, each "
+        "with its measurement)."
+    )
+
+
+def rope_speed_device() -> str:
+    """Say on what device the committed RoPE timings were taken."""
+    from sitegen.results import result
+
+    data = result("rope")
+    machine = data["machine"]
+    gpu = data.get("cuda") or data["speed"].get("cuda")
+    if gpu:
+        return f"Timed on a CPU ({machine['cpu']}) and on a GPU; the GPU rows are marked."
+    return (
+        f"These timings are from a CPU ({machine['cpu']}, {machine['threads_used']} threads); "
+        "no GPU was measured. Long-context serving runs mostly on GPUs, so read them as a "
+        "comparison of how much memory each method moves, not as serving times."
     )

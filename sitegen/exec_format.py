@@ -39,6 +39,8 @@ OPTIONAL = {
     "keras": "conventions",
     "keras_hub": "conventions",
     "positional_encodings": "conventions",
+    "diffusers": "conventions",
+    "timm": "conventions",  # installed by the Makefile beside the extra, without dependencies
 }
 
 _MISSING = re.compile(r"No module named '(\w+)")

@@ -4,7 +4,9 @@ Listed under ``hooks:`` in ``mkdocs.yml``; Zensical runs no hooks. What a correc
 page needs (figures drawn on demand, MathML, the figures' files in the site) is
 done by the page's own blocks and the Markdown extension `sitegen.site_markdown`.
 Here MkDocs only draws every figure up front, several at a time, and lists the
-files so the link checker knows them, and names the source commit in the footer.
+files (and the served wheel) so the link checker knows them, names the source
+commit in the footer, and, without a ``site_url``, lists each page in the
+sitemap by its path.
 
 MkDocs loads this file by path on every (re)build, so it first drops earlier
 imports of `sitegen` and `pe`: a rebuild under ``mkdocs serve`` then sees
@@ -23,6 +25,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -30,7 +33,8 @@ if str(ROOT) not in sys.path:
 for _name in [n for n in sys.modules if n.split(".")[0] in {"sitegen", "pe"}]:
     del sys.modules[_name]
 
-from sitegen import figures  # noqa: E402
+from sitegen import figures, reader  # noqa: E402
+from sitegen.site_markdown import DIST  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.sitegen")
 
@@ -84,4 +88,22 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     )
     for name, path in sorted(report.outputs.items()):
         files.append(File.generated(config, f"figures/{name}", abs_src_path=str(path)))
+    # The wheel the Install page links (relative to itself when no site_url names a
+    # host); `sitegen.site_markdown` copies it into the site, listed here for the
+    # link checker.
+    wheel = reader.build_wheel()
+    files.append(File.generated(config, f"{DIST}/{wheel.name}", abs_src_path=str(wheel)))
     return files
+
+
+def on_pre_page(page: Page, config: MkDocsConfig, files: Files) -> Page:
+    """Without a ``site_url``, give the page its path from the site's root for the sitemap.
+
+    MkDocs leaves a page out of ``sitemap.xml`` when no ``site_url`` names the
+    host. A local build and the offline zip name none (so no address is baked in
+    that would be wrong on another host or port), and are served from the root
+    of their host, so each page is listed by its path, ``/formula/``.
+    """
+    if not config.site_url and page.abs_url is None:
+        page.abs_url = "/" + page.url
+    return page

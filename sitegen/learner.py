@@ -71,8 +71,8 @@ FORMULAS: dict[str, Callable[[float, int], np.ndarray]] = {
     "the paper's angles, sines then cosines (halves)": halves,
     "positions counted from 1": counted_from_one,
     "base 100 instead of 10000": base_100,
-    "pair index i where the paper has 2i: exponent i/d": pair_index_for_2i,
-    "exponent j/d of the column's own index": exponent_per_dimension,
+    "exponent i/d, i the pair (the site's i, where the paper has 2i)": pair_index_for_2i,
+    "exponent i/d, i the column (the notebook's i; the site's j/d)": exponent_per_dimension,
 }
 
 
@@ -396,6 +396,25 @@ def sine_zero_records(limit: int) -> list[int]:
             best = value
             records.append(position)
     return records
+
+
+def column0_near_zero(claimed: int = 41, close: float = 0.02, span: int = 60) -> str:
+    """Say where column 0 alone comes back near 0 in the first `span` positions, and where not."""
+    value = abs(float(np.sin(claimed)))
+    closer = [p for p in range(1, claimed) if abs(np.sin(p)) < value]
+    near = [p for p in range(1, span + 1) if abs(np.sin(p)) < close]
+
+    def listed(items: Sequence[str]) -> str:
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+    returns = listed([f"{p} (|sin {p}| = {abs(np.sin(p)):.3f})" for p in near])
+    verdict = "is not one of them" if claimed not in near else "is one of them"
+    return (
+        f"Column 0 alone is not especially close to 0 at {claimed}: |sin {claimed}| = "
+        f"{value:.3f}, and {len(closer)} earlier positions ({listed([str(p) for p in closer])}) "
+        f"are closer. In the first {span} positions it comes back within {close} of 0 only at "
+        f"{returns}; {claimed} {verdict}."
+    )
 
 
 def column0_returns(claimed: int = 41, limit: int = 1000) -> str:

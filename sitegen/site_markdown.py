@@ -10,9 +10,12 @@ both run it on every page (neither needs a build hook for it). It
 - makes the ``/figures/...`` paths that `sitegen.figures.figure` writes
   relative to the page, and copies each figure's files from the figure cache
   into ``figures/`` of the built site;
-- fills in the Install page's ``{{ wheel_url }}``, ``{{ git_install }}`` and
+- fills in the Install page's ``{{ wheel_install }}``, ``{{ git_install }}`` and
   ``{{ dist_name }}`` from the configuration, and puts the wheel it names into
-  ``dist/`` of the built site.
+  ``dist/`` of the built site. With a ``site_url`` (the hosted site) the command
+  names the wheel's address; without one (a local build, the offline zip,
+  served on any host and port) the page links the wheel relative to itself and
+  the command installs the downloaded file.
 
 The page and the configuration come from the builder: MkDocs registers its
 ``relpath`` tree processor (which holds the page's file and the config) on
@@ -37,7 +40,7 @@ from sitegen import figures, mathml, reader
 
 DIST = "dist"
 _FIGURE_SRC = re.compile(r'src="/figures/([\w.-]+?)(#[\w-]+)?"')
-_PLACEHOLDER = re.compile(r"\{\{ (wheel_url|git_install|dist_name) \}\}")
+_PLACEHOLDER = re.compile(r"\{\{ (wheel_install|git_install|dist_name) \}\}")
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,17 @@ def copy_if_changed(source: Path, target: Path) -> None:
     shutil.copyfile(source, target)
 
 
+def wheel_install(wheel: str, page: Context) -> str:
+    """Return Markdown that installs the served wheel: by its address, or by a relative link."""
+    if page.site_url:
+        return f"```bash\npip install {page.site_url.rstrip('/')}/{DIST}/{wheel}\n```"
+    link = f'<a href="{page.prefix}{DIST}/{wheel}" download><code>{wheel}</code></a>'
+    return (
+        f"Download {link} from this site, then install the file from the folder you saved "
+        f"it in:\n\n```bash\npip install {wheel}\n```"
+    )
+
+
 class InstallPage(Preprocessor):
     """Write the Install page's commands from the configuration and the wheel's name."""
 
@@ -111,7 +125,7 @@ class InstallPage(Preprocessor):
         else:  # built from a clone with no remote: say how to install from that clone
             git_install = "```bash\npip install .  # in the clone this site was built from\n```"
         values = {
-            "wheel_url": f"{page.site_url.rstrip('/')}/{DIST}/{wheel.name}",
+            "wheel_install": wheel_install(wheel.name, page),
             "git_install": git_install,
             "dist_name": reader.distribution()[0],
         }

@@ -80,7 +80,13 @@ MOVED = (
     [("pe", name, f"pe.analysis.{name}", pe.analysis, name) for name in pe.analysis.__all__]
     + [
         ("pe.nn", name, f"pe.nn.functional.{name}", pe.nn.functional, name)
-        for name in pe.nn.functional.__all__
+        # the functions pe.nn held in 0.1.0 (later ones were never there)
+        for name in (
+            "convert_rotary_layout",
+            "position_ids",
+            "relative_position_bucket",
+            "sinusoidal",
+        )
     ]
     + [
         ("pe", "convention", "pe.conventions[name]", None, None),

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -141,17 +142,24 @@ def test_the_install_page_command_installs_the_served_wheel(
     """Run the Install page's command against the unzipped site, in a fresh environment."""
     from test_reader import fresh_environment, reader_env
 
-    install_page = urllib.request.urlopen(http_server + "install/", timeout=10).read().decode()
+    page_url = http_server + "install/"
+    install_page = urllib.request.urlopen(page_url, timeout=10).read().decode()
     text = re.sub(r"<[^>]+>", "", install_page)
     commands = re.findall(r"pip install (\S+\.whl)", html.unescape(text))
     assert len(commands) == 1, commands
-    (url,) = commands
-    # The page names the address the site is served from (here the default, port 8000).
-    served = re.sub(r"^http://127\.0\.0\.1:8000/", http_server, url)
-    assert served != url, f"the Install page should name the site's own address: {url}"
+    (wheel,) = commands
+    # No host is named (the archive is served on a port of its own here): the page
+    # links the wheel relative to itself, and the command installs the downloaded file.
+    assert "://" not in wheel
+    (href,) = set(re.findall(rf'href="([^"]*{re.escape(wheel)})"', install_page))
+    downloaded = tmp_path / "downloads" / wheel
+    downloaded.parent.mkdir()
+    url = urllib.parse.urljoin(page_url, href)
+    downloaded.write_bytes(urllib.request.urlopen(url, timeout=10).read())
     python = fresh_environment(tmp_path / "venv")  # numpy and torch only
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", served],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", wheel],
+        cwd=downloaded.parent,
         capture_output=True,
         text=True,
         check=False,
@@ -166,3 +174,15 @@ def test_the_install_page_command_installs_the_served_wheel(
         check=True,
     )
     assert check.stdout.split() == [pe.__version__, "(3,", "4)"]
+
+
+def test_no_page_names_a_host_the_archive_is_not_served_from(http_server: str) -> None:
+    """Canonical links, the sitemap and the Install page hold no address baked in at build time."""
+    sitemap = urllib.request.urlopen(http_server + "sitemap.xml", timeout=10).read().decode()
+    locations = re.findall(r"<loc>([^<]*)</loc>", sitemap)
+    assert "/" in locations
+    assert all(location.startswith("/") for location in locations), locations[:3]
+    for path in ("", "install/", "beyond/rope/"):
+        page = urllib.request.urlopen(http_server + path, timeout=10).read().decode()
+        assert 'rel="canonical"' not in page
+        assert "127.0.0.1:8000" not in page

@@ -15,9 +15,11 @@ from reference import float64_table
 from pe._table import FLOAT32_BOUND
 from pe.nn import (
     ALiBi,
+    GridSinCosEmbedding,
     LearnedPositionalEmbedding,
     RelativePositionBias,
     SinusoidalPositionalEncoding,
+    SinusoidalTimestepEmbedding,
 )
 from pe.nn.functional import sinusoidal
 
@@ -43,6 +45,11 @@ def _modules() -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
         "learned": (LearnedPositionalEmbedding(32, 8), x),
         "relative bias": (AddBias(RelativePositionBias(4)), scores),
         "alibi": (AddBias(ALiBi(4)), scores),
+        "timesteps": (
+            SinusoidalTimestepEmbedding.from_preset("stable-diffusion-1"),
+            torch.tensor([0.0, 17.5, 999.0]),
+        ),
+        "grid sin-cos": (GridSinCosEmbedding((2, 2), 8, class_token=True), x),
     }
 
 
@@ -98,3 +105,56 @@ def test_torch_sinusoidal_of_a_position_tensor_compiles() -> None:
     np.testing.assert_allclose(
         compiled(positions).numpy(), float64_table(positions.numpy(), 16), atol=1e-12, rtol=0
     )
+
+
+def _dynamic_shapes(name: str) -> dict[str, dict[int, torch.export.Dim]]:
+    # a sequence length the exported graph must accept at any value in range
+    seq = torch.export.Dim("seq", min=2, max=32)
+    return {"x": {1: seq}} if name.startswith(("sinusoidal", "learned")) else {"scores": {2: seq}}
+
+
+SEQUENCE_MODULES = [
+    "sinusoidal table",
+    "sinusoidal max_len=None",
+    "learned",
+    "relative bias",
+    "alibi",
+]
+
+
+@pytest.mark.parametrize("name", SEQUENCE_MODULES)
+def test_non_strict_export_with_a_dynamic_sequence_length(name: str) -> None:
+    # The lengths are torch.SymInt while tracing: the checks that read them
+    # refused a SymInt as "not an integer" (sinusoidal, ALiBi, relative bias).
+    module, example = _modules()[name]
+    exported = torch.export.export(
+        module, (example,), dynamic_shapes=_dynamic_shapes(name), strict=False
+    ).module()
+    for length in (3, 5, 17):
+        shape = list(example.shape)
+        shape[1 if example.dim() == 3 else 2] = length
+        other = torch.randn(shape)
+        assert torch.equal(exported(other), module(other)), length
+
+
+def test_dynamic_compile_of_the_table_function() -> None:
+    # With dynamic=True, lengths, widths and bases become symbols after a second call.
+    torch._dynamo.reset()
+    compiled = torch.compile(sinusoidal, dynamic=True, backend="eager")
+    for length in (5, 6, 9):
+        assert torch.equal(compiled(length, 8), sinusoidal(length, 8))
+    for base in (500.0, 600.0, 10000.0):
+        positions = torch.arange(-3, 4)
+        assert torch.equal(compiled(positions, 8, base=base), sinusoidal(positions, 8, base=base))
+    for d_model in (8, 10, 12):
+        positions = torch.arange(3)
+        assert torch.equal(compiled(positions, d_model), sinusoidal(positions, d_model))
+
+
+def test_timesteps_under_compile_are_checked() -> None:
+    module = SinusoidalTimestepEmbedding(16)
+    torch._dynamo.reset()
+    compiled = torch.compile(module, fullgraph=True, backend="eager")
+    assert torch.equal(compiled(torch.tensor([3.0])), module(torch.tensor([3.0])))
+    with pytest.raises(RuntimeError, match="timesteps must be finite"):
+        compiled(torch.tensor([float("nan")]))

@@ -12,6 +12,7 @@ import dataclasses
 import importlib
 import math
 import os
+import re
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -269,8 +270,10 @@ def test_convert_refuses_what_is_not_a_permutation(source: str, target: str, pat
 def test_layout_argument_errors() -> None:
     with pytest.raises(ValueError, match="source must be 'interleaved' or 'concatenated'"):
         pe.layout_permutation(4, "sideways", "interleaved")  # type: ignore[arg-type]  # wrong on purpose
-    with pytest.raises(ValueError, match="d_model must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match=r"d_model must be a positive integer .*; got 0"):
         pe.layout_permutation(0, "interleaved", "concatenated")
+    with pytest.raises(ValueError, match=r"of at most 16,777,216 .*; got 1000000000000"):
+        pe.layout_permutation(10**12, "interleaved", "concatenated")  # was a MemoryError
 
 
 # ------------------------------------------------------------------ the libraries
@@ -628,3 +631,50 @@ def test_float64_libraries_are_bit_equal_and_float32_ones_mostly() -> None:
             assert share > 0.5
         # within one float32 rounding of the largest angle
         assert np.abs(ours.astype(np.float64) - theirs).max() <= 511 * EPS32
+
+
+@pytest.mark.parametrize(
+    ("base", "error", "shown"),
+    [
+        (float("nan"), ValueError, "nan"),  # gave a table of NaN
+        (1.0, ValueError, "1.0"),  # every pair turned at the same speed
+        (-1.0, ValueError, "-1.0"),
+        (10**400, ValueError, "401 digits"),
+        ("10000", TypeError, "'10000'"),
+    ],
+)
+def test_replace_checks_the_base(base: Any, error: type[Exception], shown: str) -> None:
+    with pytest.raises(error, match=f"base must be .*{re.escape(shown)}"):
+        dataclasses.replace(pe.conventions["paper"], base=base)
+
+
+@pytest.mark.parametrize("name", sorted(pe.conventions))
+def test_conventions_pickle_and_copy(name: str) -> None:
+    import copy
+    import pickle
+
+    convention = pe.conventions[name]
+    assert pickle.loads(pickle.dumps(convention)) == convention
+    derived = dataclasses.replace(convention, base=500.0, name="derived")
+    restored = pickle.loads(pickle.dumps(derived))
+    assert (restored.name, restored.base) == ("derived", 500.0)
+    assert np.array_equal(restored.table(5, 8), derived.table(5, 8))
+    assert copy.deepcopy(derived) == derived
+
+
+@pytest.mark.parametrize(
+    ("call", "pattern"),
+    [
+        (lambda c: c.encode(2**40, 8), "length must be at most 2147483647"),
+        (lambda c: c.encode(2**30, 64), "the result would have shape"),
+        (lambda c: c.encode(10, 8, start=2**31), "start \\+ length must keep"),
+        (lambda c: c.frequencies(10**12), "d_model must be at most 16,777,216"),
+        (lambda c: c.columns(2**30), "d_model must be at most 16,777,216"),
+        (lambda c: c.table(3, 10**10), "d_model must be at most 16,777,216"),
+    ],
+)
+def test_huge_requests_are_refused_before_allocating(
+    call: Callable[[pe.Convention], object], pattern: str
+) -> None:
+    with pytest.raises(ValueError, match=pattern):
+        call(pe.conventions["fairseq"])

@@ -28,6 +28,9 @@ CHAPTERS = (
     "visualizing",
     "properties",
     "mistakes",
+    "grids/timesteps",
+    "grids/images",
+    "grids/rotary",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -108,12 +111,28 @@ EXPECTED = {
         )
     ),
     "mistakes_1": lambda a: a == [2.4374, 1.5401],
+    # Flux: pairs 0-7 follow the index, 8-35 the row (each axis restarts θ = b^(-2j/d_a)),
+    # so pair 10 is the row's pair j = 2 of d_a = 56: the row 5 times 10000^(-4/56).
+    "grids_rotary_1": lambda a: a[0] == pytest.approx(5 * 10000 ** (-4 / 56), abs=5e-7),
+    # Qwen2.5-VL: text 0, 1, 2; the video starts at 3 with frames 2 ids apart
+    # (2 tokens/s x 1 s): temporal 3, 5, 7, 9; rows and columns 3..6; the text after it
+    # resumes at 3 + max(4, 4) = 7. Largest id 9, 3 + 64 + 2 = 69 tokens: delta
+    # 9 + 1 - 69, and the first new token (index 69) sits at 69 + delta = 10.
+    "grids_rotary_2": lambda a: a == [9 + 1 - 69, 10],
     "mistakes_2": lambda a: (
         a
         == pytest.approx(
             [2 * math.pi * 10000 ** (510 / 512), 2 * math.pi * 10000 ** (255 / 512)], abs=0.05
         )
     ),
+    # Pair 0 of Stable Diffusion's embedding turns at frequency 1: cos t, then sin t.
+    "timesteps_1": lambda a: a == pytest.approx([math.cos(500), math.sin(500)], abs=5e-7),
+    # 1000 * 10000**(-i/128) < 2π  ⇔  i > 32·log10(1000/2π): pairs above that, up to 127.
+    # Token 100 of a 14-wide grid: column 100 mod 14 = 2, row 7; entry 384 is sin(7 * 1).
+    "images_1": lambda a: a == pytest.approx([2, 7, math.sin(7)], abs=5e-7),
+    # Column 23 at scale 14/24 sits at 23 * 14 / 24; pair 0's frequency is 1.
+    "images_2": lambda a: a == pytest.approx([23 * 14 / 24, math.sin(23 * 14 / 24)], abs=5e-7),
+    "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 
 
@@ -134,7 +153,10 @@ def test_every_chapter_ends_with_exercises_whose_solutions_run_on_the_page(chapt
     section = text.split("\n## Exercises\n", 1)[1]
     included = re.findall(r'--8<-- "examples/exercises/(\w+)\.py"', section)
     assert 2 <= len(included) <= 3
-    assert all(name.startswith(chapter.replace("-", "_")) for name in included)
+    assert all(
+        name.startswith((Path(chapter).name.replace("-", "_"), re.sub(r"[-/]", "_", chapter)))
+        for name in included
+    )
     assert section.count('??? example "Solution"') == len(included)
     assert section.count('```python exec="on" source="above" result="text"') == len(included)
     assert "session=" not in section

@@ -1,5 +1,8 @@
 """Property-based tests over the public API: random valid input, random invalid input.
 
+Every public function of the numpy core is called here, the measurements of
+`pe.analysis` and each `Convention`'s methods included.
+
 Valid input must give finite, bounded output that matches the float64 reference;
 invalid input must raise TypeError or ValueError naming the parameter, never an
 AssertionError, IndexError, a broadcasting RuntimeError, NaN or a silently
@@ -8,6 +11,7 @@ truncated result.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import typing
 from collections.abc import Callable
@@ -407,6 +411,289 @@ def test_sizes_are_refused_before_allocating_or_built(length: int, d_model: int)
             pe.angles(length, d_model)
     elif length * d_model <= 2**16:
         assert pe.angles(length, d_model).shape == (length, d_model // 2)
+
+
+# ------------------------------------------- measurements, wavelengths, conventions
+small_positions = st.integers(-(2**16), 2**16)
+
+
+def omega_of(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The frequencies written out here, from the formula: base ** (-2i / d)."""
+    return np.array([base ** (-2.0 * i / d_model) for i in range(d_model // 2)])
+
+
+@FAST
+@given(d_model=d_models, base=bases)
+def test_wavelengths_are_two_pi_over_the_frequencies(d_model: int, base: float) -> None:
+    got = pe.wavelengths(d_model, base)
+    np.testing.assert_allclose(got, 2 * np.pi / omega_of(d_model, base), rtol=1e-13, atol=0)
+    assert np.all(np.diff(got) > 0)
+    assert got[-1] < 2 * np.pi * base
+
+
+@FAST
+@given(offsets=st.lists(small_positions, max_size=6), d_model=d_models, bare=st.booleans())
+def test_pair_distance_is_the_chord_between_two_rows(
+    offsets: list[int], d_model: int, bare: bool
+) -> None:
+    given_offsets: typing.Any = offsets[0] if bare and offsets else offsets
+    got = pe.analysis.pair_distance(given_offsets, d_model)
+    k = np.asarray(given_offsets, dtype=np.int64)
+    assert got.shape == (*k.shape, d_model // 2)
+    start, shifted = float64_table(np.zeros_like(k), d_model), float64_table(k, d_model)
+    chords = np.hypot(shifted[..., 0::2] - start[..., 0::2], shifted[..., 1::2] - start[..., 1::2])
+    np.testing.assert_allclose(got, chords, atol=1e-10, rtol=0)
+    assert np.all((got >= 0) & (got <= 2))
+
+
+@FAST
+@given(d_model=d_models, data=st.data(), max_offset=st.integers(1, 3000))
+def test_closest_return_is_the_smallest_chord(
+    d_model: int, data: st.DataObject, max_offset: int
+) -> None:
+    pair = data.draw(st.integers(0, d_model // 2 - 1))
+    offset, gap = pe.analysis.closest_return(pair, d_model, max_offset=max_offset)
+    chords = 2 * np.abs(np.sin(np.arange(1, max_offset + 1) * omega_of(d_model)[pair] / 2))
+    assert 1 <= offset <= max_offset
+    assert abs(gap - chords.min()) <= 1e-12
+    assert abs(chords[offset - 1] - chords.min()) <= 1e-12
+
+
+@FAST
+@given(positions=st.lists(small_positions, min_size=1, max_size=40), d_model=d_models)
+def test_value_range_and_norms_match_the_reference(positions: list[int], d_model: int) -> None:
+    reference = float64_table(np.array(positions), d_model)
+    low, high = pe.analysis.value_range(positions, d_model)
+    assert -1 <= low <= high <= 1
+    assert abs(low - reference.min()) < 1e-10
+    assert abs(high - reference.max()) < 1e-10
+    assert pe.analysis.norm_deviation(positions, d_model) < 1e-12 * d_model
+
+
+@FAST
+@given(
+    starts=st.lists(small_positions, min_size=1, max_size=8),
+    offsets=st.one_of(small_positions, st.lists(small_positions, min_size=1, max_size=4)),
+    d_model=st.integers(1, 24).map(lambda n: 2 * n),
+)
+def test_rotation_error_is_rounding_for_any_shift(
+    starts: list[int], offsets: int | list[int], d_model: int
+) -> None:
+    assert pe.analysis.rotation_error(starts, offsets, d_model) < 1e-10
+
+
+@FAST
+@given(
+    train=st.integers(1, 60),
+    extra=st.integers(1, 60),
+    d_model=st.integers(1, 16).map(lambda n: 2 * n),
+    window=st.integers(0, 20),
+)
+def test_extrapolation_matches_a_direct_computation(
+    train: int, extra: int, d_model: int, window: int
+) -> None:
+    result = pe.analysis.extrapolation(train, train + extra, d_model, window=window)
+    inside = float64_table(np.arange(train), d_model)
+    outside = float64_table(np.arange(train, train + extra), d_model)
+    nearest = np.sqrt(((outside[:, None] - inside[None]) ** 2).sum(axis=-1)).min()
+    assert abs(result.min_distance_to_training - nearest) < 1e-6
+    assert abs(result.max_abs_value - np.abs(outside).max()) < 1e-12
+    assert result.profile_deviation < 1e-10
+
+
+@FAST
+@given(
+    name=st.sampled_from(sorted(pe.conventions)),
+    d_model=st.integers(1, 40),
+    length=st.integers(0, 12),
+    start=st.integers(0, 50),
+)
+def test_convention_methods_agree_with_each_other_and_the_formula(
+    name: str, d_model: int, length: int, start: int
+) -> None:
+    convention = pe.conventions[name]
+    try:
+        columns = convention.columns(d_model)
+    except ValueError as error:  # a width this library cannot build: the message says so
+        assert "d_model" in str(error)
+        for call in (convention.frequencies, lambda d: convention.table(2, d)):
+            raises_named(lambda call=call: call(d_model), "d_model")
+        return
+    frequencies = convention.frequencies(d_model)
+    assert {f for kind, f in columns if kind != "zero"} <= set(frequencies.tolist())
+    encoded = convention.encode(length, d_model, start=start, emulate=False)
+    rows = convention.first_position + start + np.arange(length)
+    assert np.array_equal(encoded, convention.table(rows, d_model, emulate=False))
+    assert encoded.shape == (length, len(columns))
+    for column, (kind, frequency) in enumerate(columns):
+        angle = rows * frequency
+        expected = {"sin": np.sin(angle), "cos": np.cos(angle), "zero": 0 * angle}[kind]
+        if convention.padding_idx is not None:
+            expected = np.where(rows == convention.padding_idx, 0.0, expected)
+        np.testing.assert_allclose(encoded[:, column], expected, atol=1e-6, rtol=0)
+
+
+@FAST
+@given(d_model=BAD_D_MODEL)
+def test_bad_d_model_in_the_measurements(d_model: typing.Any) -> None:
+    for call in (
+        lambda: pe.wavelengths(d_model),
+        lambda: pe.analysis.pair_distance([1, 2], d_model),
+        lambda: pe.analysis.closest_return(0, d_model, max_offset=5),
+        lambda: pe.analysis.value_range(4, d_model),
+        lambda: pe.analysis.norm_deviation(4, d_model),
+        lambda: pe.analysis.rotation_error(4, [1], d_model),
+        lambda: pe.analysis.extrapolation(4, 8, d_model),
+        lambda: pe.analysis.uniqueness(4, d_model),
+    ):
+        raises_named(call, "d_model")
+
+
+@FAST
+@given(base=st.one_of(BAD_BASE, st.integers(10**309, 10**400)))
+def test_bad_base_in_the_measurements(base: typing.Any) -> None:
+    for call in (
+        lambda: pe.wavelengths(8, base),
+        lambda: pe.analysis.pair_distance([1, 2], 8, base=base),
+        lambda: pe.analysis.closest_return(0, 8, max_offset=5, base=base),
+        lambda: pe.analysis.value_range(4, 8, base=base),
+        lambda: pe.analysis.norm_deviation(4, 8, base=base),
+        lambda: pe.analysis.rotation_error(4, [1], 8, base=base),
+        lambda: pe.analysis.extrapolation(4, 8, 8, base=base),
+        lambda: pe.analysis.similarity(0, 1, 8, base=base),
+        lambda: pe.sinusoidal(4, 8, base=base),
+    ):
+        raises_named(call, "base")
+    convention = pe.conventions["paper"]
+    raises_named(lambda: dataclasses.replace(convention, base=base), "base")
+
+
+BAD_OFFSETS = st.one_of(
+    st.integers(2**31, 2**70),
+    st.integers(-(2**70), -(2**31)),
+    st.floats(allow_nan=True),
+    st.lists(st.floats(allow_nan=True), min_size=1, max_size=3),
+    st.text(max_size=3),
+    st.booleans(),
+    st.none(),
+)
+
+
+@FAST
+@given(offsets=BAD_OFFSETS)
+def test_bad_offsets_and_positions_in_the_measurements(offsets: typing.Any) -> None:
+    raises_named(lambda: pe.analysis.pair_distance(offsets, 8), "offsets")
+    raises_named(lambda: pe.analysis.rotation_error([0, 1], offsets, 8), "offset")
+    raises_named(lambda: pe.analysis.value_range(offsets, 8), "positions")
+    raises_named(lambda: pe.analysis.norm_deviation(offsets, 8), "positions")
+    raises_named(lambda: pe.analysis.rotation_error(offsets, [1], 8), "positions")
+
+
+@FAST
+@given(
+    value=st.one_of(NOT_AN_INTEGER, st.integers(-(2**40), 0), st.integers(2**31, 2**70)),
+    which=st.sampled_from(["pair", "max_offset", "window", "train_length", "test_length"]),
+)
+def test_bad_counts_in_the_measurements(value: typing.Any, which: str) -> None:
+    integer = isinstance(value, int) and not isinstance(value, bool)
+    if integer and ((which == "window" and value == 0) or (which == "pair" and 0 <= value < 4)):
+        return  # valid: a window of 0 compares offset 0 only; pairs 0 .. 3 exist
+    calls = {
+        "pair": lambda: pe.analysis.closest_return(value, 8, max_offset=5),
+        "max_offset": lambda: pe.analysis.closest_return(0, 8, max_offset=value),
+        "window": lambda: pe.analysis.extrapolation(4, 8, 8, window=value),
+        "train_length": lambda: pe.analysis.extrapolation(value, 8, 8),
+        "test_length": lambda: pe.analysis.extrapolation(4, value, 8),
+    }
+    raises_named(calls[which], which)
+
+
+# ------------------------------------------------------------------ timesteps and grids
+@FAST
+@given(
+    timesteps=st.lists(st.floats(-1000, 1000, allow_nan=False), max_size=20),
+    dim=st.integers(2, 80),
+    flip=st.booleans(),
+    shift=st.sampled_from([0.0, 1.0, 0.5, -1.0]),
+    scale=st.floats(0.01, 1000),
+    period=st.floats(1.5, 1e5),
+)
+def test_timestep_embedding_matches_the_formula(
+    timesteps: list[float], dim: int, flip: bool, shift: float, scale: float, period: float
+) -> None:
+    half = dim // 2
+    if half - shift <= 0:
+        with pytest.raises(ValueError, match="downscale_freq_shift must be below"):
+            pe.timestep_embedding(timesteps, dim, downscale_freq_shift=shift)
+        return
+    kwargs: dict[str, typing.Any] = {
+        "flip_sin_to_cos": flip,
+        "downscale_freq_shift": shift,
+        "scale": scale,
+    }
+    table = pe.timestep_embedding(timesteps, dim, max_period=period, **kwargs)
+    assert table.shape == (len(timesteps), dim)
+    angles = scale * np.outer(timesteps, period ** (-np.arange(half) / (half - shift)))
+    halves = [np.cos(angles), np.sin(angles)] if flip else [np.sin(angles), np.cos(angles)]
+    expected = np.concatenate([*halves, np.zeros((len(timesteps), dim % 2))], axis=1)
+    assert np.abs(table - expected).max(initial=0) <= 2.0**-24 + 1e-16 * 1000 * scale
+    module = pe.nn.SinusoidalTimestepEmbedding(dim, max_period=period, **kwargs)
+    assert np.abs(module(torch.tensor(timesteps)).numpy() - expected).max(initial=0) <= (
+        2.0**-24 + 1e-16 * 1000 * scale + 2.0**-23 * 1000 * scale  # float32 input timesteps
+    )
+
+
+@FAST
+@given(
+    name=st.sampled_from(sorted(pe.conventions)),
+    length=st.one_of(NOT_AN_INTEGER, st.integers(-50, -1), st.integers(2**31, 2**70)),
+    start=st.one_of(NOT_AN_INTEGER, st.integers(2**31, 2**70)),
+    width=st.one_of(NOT_AN_INTEGER, st.integers(-50, 0), st.integers(2**24 + 1, 2**70)),
+)
+def test_bad_arguments_to_a_convention(
+    name: str, length: typing.Any, start: typing.Any, width: typing.Any
+) -> None:
+    convention = pe.conventions[name]
+    raises_named(lambda: convention.encode(length, 8), "length")
+    raises_named(lambda: convention.encode(3, 8, start=start), "start")
+    for call in (
+        lambda: convention.encode(3, width),
+        lambda: convention.table(3, width),
+        lambda: convention.columns(width),
+        lambda: convention.frequencies(width),
+    ):
+        raises_named(call, "d_model")
+
+
+@FAST
+@given(
+    height=st.integers(1, 12),
+    width=st.integers(1, 12),
+    quarter=st.integers(1, 24),
+    layout=st.sampled_from(["mae", "timm"]),
+    class_token=st.booleans(),
+)
+def test_grid_table_is_finite_bounded_and_placed(
+    height: int, width: int, quarter: int, layout: pe.GridLayout, class_token: bool
+) -> None:
+    table = pe.grid_sincos((height, width), 4 * quarter, layout=layout, class_token=class_token)
+    assert table.shape == (height * width + class_token, 4 * quarter)
+    assert np.isfinite(table).all()
+    assert np.abs(table).max() <= 1
+    if class_token:
+        assert not table[0].any()
+    rows, columns = pe.grid_coordinates((height, width))
+    token = height * width - 1  # the last token: row height - 1, column width - 1
+    assert (rows[token], columns[token]) == (height - 1, width - 1)
+    sin_y = table[class_token + token, (2 if layout == "mae" else 0) * quarter]
+    assert sin_y == pytest.approx(math.sin(height - 1), abs=2.0**-24)
+
+
+@FAST
+@given(dim=st.one_of(st.integers(-8, 3), st.integers(1, 40).filter(lambda d: d % 4), st.floats()))
+def test_bad_grid_width_is_named(dim: typing.Any) -> None:
+    with pytest.raises((TypeError, ValueError), match="dim must be"):
+        pe.grid_sincos(4, dim)
 
 
 # ------------------------------------ RoPE configurations (rope_frequencies, from_config)

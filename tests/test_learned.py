@@ -122,3 +122,21 @@ def test_init_std_sets_the_spread() -> None:
     embed = LearnedPositionalEmbedding(max_len=512, d_model=64, init_std=0.5)
     assert abs(float(embed.weight.detach().std()) - 0.5) < 0.01
     assert float(LearnedPositionalEmbedding(4, 4, init_std=0).weight.detach().abs().max()) == 0.0
+
+
+def test_reset_parameters_after_meta_and_to_empty() -> None:
+    torch.manual_seed(0)
+    with torch.device("meta"):
+        module = LearnedPositionalEmbedding(max_len=512, d_model=64, init_std=0.5)
+    module.to_empty(device="cpu")  # uninitialised memory
+    module.reset_parameters()
+    assert torch.isfinite(module.weight).all()
+    assert 0.45 < float(module.weight.detach().std()) < 0.55
+    assert abs(float(module.weight.detach().mean())) < 0.02
+
+
+@pytest.mark.parametrize(("name", "value"), [("dropout", 10**400), ("init_std", 10**400)])
+def test_integers_beyond_float64_are_named(name: str, value: Any) -> None:
+    arguments: dict[str, Any] = {name: value}
+    with pytest.raises(ValueError, match=f"{name} must be .*401 digits"):
+        LearnedPositionalEmbedding(max_len=4, d_model=4, **arguments)

@@ -28,7 +28,9 @@ def per_column_dot(p: int, q: int, d_model: int, base: float = 10000.0) -> float
 
 
 def test_the_notebook_numbers_come_from_the_per_column_exponent() -> None:
-    near, far = learner.notebook_dots("exponent j/d of the column's own index")
+    near, far = learner.notebook_dots(
+        "exponent i/d, i the column (the notebook's i; the site's j/d)"
+    )
     assert round(near, 4) == 2.4374 == round(per_column_dot(3, 4, 6), 4)
     assert round(far, 4) == 1.5401 == round(per_column_dot(3, 10, 6), 4)
 
@@ -48,7 +50,7 @@ def test_only_one_formula_matches_and_the_table_says_so() -> None:
         for name in learner.FORMULAS
         if tuple(round(v, 4) for v in learner.notebook_dots(name)) == (2.4374, 1.5401)
     ]
-    assert matches == ["exponent j/d of the column's own index"]
+    assert matches == ["exponent i/d, i the column (the notebook's i; the site's j/d)"]
     markdown = learner.notebook_formulas()
     assert markdown.count("**yes**") == 1
     assert "2.5392" in markdown
@@ -65,7 +67,7 @@ def test_layout_and_counting_do_not_change_the_paper_dot_products() -> None:
 def test_base_100_and_i_for_2i_are_the_same_formula_at_d6() -> None:
     # base^(-2i/d) with base 100 equals 10000^(-i/d): 100^(2i/d) = 10000^(i/d).
     a = learner.notebook_dots("base 100 instead of 10000")
-    b = learner.notebook_dots("pair index i where the paper has 2i: exponent i/d")
+    b = learner.notebook_dots("exponent i/d, i the pair (the site's i, where the paper has 2i)")
     assert a == pytest.approx(b, abs=1e-12)
 
 

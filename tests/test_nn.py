@@ -303,3 +303,89 @@ def test_a_huge_broadcast_request_is_refused_before_it_is_copied() -> None:
     positions = np.broadcast_to(np.int64(7), (2**20, 2**11))
     with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
         sinusoidal(positions, 2)
+
+
+@pytest.mark.parametrize("d_model", [2, 6, 64])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_window_of_the_table_is_the_table_bit_for_bit(d_model: int, dtype: torch.dtype) -> None:
+    # torch's vectorized complex product rounds differently from its scalar one:
+    # at d_model 2 a window read one float32 unit off the full table.
+    full = sinusoidal(torch.arange(-700, 700), d_model, dtype=dtype)
+    for start in range(-700, 680, 37):
+        window = sinusoidal(torch.arange(start, start + 17), d_model, dtype=dtype)
+        assert torch.equal(window, full[start + 700 : start + 717]), start
+        scattered = sinusoidal(torch.tensor([start + 16, start]), d_model, dtype=dtype)
+        assert torch.equal(scattered, full[[start + 716, start + 700]]), start
+    numpy_dtype = np.float32 if dtype == torch.float32 else np.float64
+    assert (full.numpy() == pe.sinusoidal(np.arange(-700, 700), d_model, dtype=numpy_dtype)).all()
+
+
+def test_many_distinct_offsets_keep_few_cached_entries() -> None:
+    from pe.nn import _sinusoidal
+
+    _sinusoidal._device_heads.cache_clear()
+    module = SinusoidalPositionalEncoding(64, max_len=None)
+    for step in range(300):  # a decoding loop: a new offset each call
+        module(torch.zeros(1, 1, 64), offset=step * 300)
+    assert len(_sinusoidal._device_heads._entries) <= pe._table.RUN_CACHE_ENTRIES
+
+
+@pytest.mark.parametrize("max_len", [None, 8])
+def test_positions_past_the_largest_are_refused(max_len: int | None) -> None:
+    module = SinusoidalPositionalEncoding(8, max_len=max_len)
+    if max_len is None:
+        last = module(torch.zeros(1, 2, 8), offset=2**31 - 2)[0, -1]
+        assert torch.equal(last, sinusoidal(torch.tensor([2**31 - 1]), 8)[0])
+    with pytest.raises(ValueError, match=r"run past the largest position, 2147483647"):
+        module(torch.zeros(1, 3, 8), offset=2**31 - 2)
+
+
+def _cuda_missing() -> bool:
+    return not torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _cuda_missing(), reason="needs a torch without a usable CUDA device")
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: sinusoidal(4, 8, device="cuda"),
+        lambda: sinusoidal(torch.arange(3), 8, device="cuda"),
+        lambda: SinusoidalPositionalEncoding(8, max_len=None).encoding(3, device="cuda"),
+        lambda: pe.nn.RelativePositionBias(2).buckets(3, 3, device="cuda"),
+    ],
+)
+def test_an_unusable_device_is_named(call: Any) -> None:
+    # torch answers with a bare AssertionError ("Torch not compiled with CUDA enabled")
+    with pytest.raises(ValueError, match="device 'cuda' cannot be used here: Torch not compiled"):
+        call()
+
+
+@pytest.mark.skipif(not _cuda_missing(), reason="needs a torch without a usable CUDA device")
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: SinusoidalPositionalEncoding(8, max_len=4),
+        lambda: pe.nn.LearnedPositionalEmbedding(4, 8),
+        lambda: pe.nn.ALiBi(4),
+        lambda: pe.nn.RelativePositionBias(2),
+    ],
+)
+def test_moving_a_module_to_an_unusable_device_is_named(build: Any) -> None:
+    module = build()
+    before = {name: tensor.clone() for name, tensor in module.state_dict(keep_vars=False).items()}
+    with pytest.raises(ValueError, match="device: the module cannot move there"):
+        module.to("cuda")
+    for name, tensor in module.state_dict().items():  # nothing moved or lost
+        assert tensor.device.type == "cpu"
+        assert torch.equal(tensor, before[name])
+
+
+@pytest.mark.parametrize(
+    ("device", "error", "pattern"),
+    [("bogus", ValueError, "device must name a torch device"), (3.5, TypeError, "device must be")],
+)
+def test_a_device_that_is_not_one_is_named(
+    device: Any, error: type[Exception], pattern: str
+) -> None:
+    with pytest.raises(error, match=pattern):
+        sinusoidal(4, 8, device=device)

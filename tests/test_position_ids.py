@@ -59,3 +59,18 @@ def test_pad_value_out_of_range_is_a_value_error() -> None:
     ids = torch.tensor([[0, 5, 6]])
     with pytest.raises(ValueError, match=r"pad_value must lie in .*got 1180591620717411303424"):
         position_ids(ids, pad_id=0, pad_value=2**70)
+
+
+def test_start_must_leave_room_for_the_sequence() -> None:
+    ids = torch.tensor([[5, 6, 7]])
+    assert position_ids(ids, pad_id=0, start=2**31 - 3).tolist() == [
+        [2**31 - 3, 2**31 - 2, 2**31 - 1]
+    ]
+    with pytest.raises(ValueError, match=r"start \+ seq - 1 = 2147483648 is past"):
+        position_ids(ids, pad_id=0, start=2**31 - 2)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.uint64])
+def test_ids_that_long_cannot_read_are_refused(dtype: torch.dtype) -> None:
+    with pytest.raises(TypeError, match=f"input_ids must be .*{dtype}"):
+        position_ids(torch.ones(2, 3, dtype=dtype), pad_id=0)

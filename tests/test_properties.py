@@ -100,3 +100,85 @@ def test_each_argument_is_checked_once_on_its_way_down(monkeypatch: pytest.Monke
     monkeypatch.setattr(type(fairseq), "_check_width", width)
     fairseq.columns(8)
     assert widths == [8]
+
+
+def test_rotation_error_reads_a_bare_integer_as_one_offset() -> None:
+    # Its siblings (similarity, pair_distance) read a bare integer as one position:
+    # rotation_error(0, 10**7, 2) read 10**7 as a count of offsets and ran for minutes.
+    single = pe.analysis.rotation_error(np.arange(100), 10**7, 8)
+    assert single == pe.analysis.rotation_error(np.arange(100), [10**7], 8)
+    assert single < 1e-8  # angles near 1e7: float64 rounding of 1e7 * omega
+
+
+def test_rotation_error_checks_every_shift_before_working() -> None:
+    with pytest.raises(ValueError, match=r"p \+ offset must lie in .*2147483648"):
+        pe.analysis.rotation_error([0, 1], [5, 2**31 - 1], 8)
+    with pytest.raises(ValueError, match="the shifted encodings would have shape"):
+        pe.analysis.rotation_error(2**20, np.arange(2**10), 8)
+    with pytest.raises(ValueError, match="the rotation matrix would have shape"):
+        pe.analysis.rotation_error(1, 1, 2**16)
+
+
+@pytest.mark.parametrize("positions", [0, [], np.zeros((3, 0), dtype=np.int64)])
+def test_value_range_of_no_positions_is_a_named_error(positions: Any) -> None:
+    # numpy's message was "zero-size array to reduction operation minimum".
+    with pytest.raises(ValueError, match="positions must hold at least one position"):
+        pe.analysis.value_range(positions, 8)
+    assert pe.analysis.norm_deviation(positions, 8) == 0.0
+
+
+def test_measurements_walk_through_long_tables_in_bounded_memory() -> None:
+    # extrapolation at 2**18 positions peaked at 4 GiB: its 1,024 new rows at a time
+    # each met every training row in four full-size temporaries. Bound: the two
+    # float64 tables it keeps (training rows and one piece of new ones) plus a few
+    # pieces of 2**20 values, whatever the lengths.
+    import tracemalloc
+
+    train, test, d_model = 2**13, 2**14, 16
+    tracemalloc.start()
+    result = pe.analysis.extrapolation(train, test, d_model, window=8)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < train * d_model * 8 + 6 * 2**20 * 8
+    assert result.max_abs_value <= 1.0
+    assert result.min_distance_to_training > 0
+    tracemalloc.start()
+    low, high = pe.analysis.value_range(2**20, 16)  # a 128 MiB float64 table, never built
+    deviation = pe.analysis.norm_deviation(2**20, 16)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 4 * 2**20 * 8
+    assert -1 <= low < -0.999
+    assert 0.999 < high <= 1
+    assert deviation < 1e-12
+
+
+def test_extrapolation_matches_a_direct_computation() -> None:
+    # Independent float64 reference: every new row against every training row.
+    train, test, d_model = 700, 1500, 8
+    inside = float64_table(np.arange(train), d_model)
+    outside = float64_table(np.arange(train, test), d_model)
+    distances = np.sqrt(((outside[:, None, :] - inside[None, :, :]) ** 2).sum(axis=-1))
+    result = pe.analysis.extrapolation(train, test, d_model, window=5)
+    assert abs(result.min_distance_to_training - distances.min()) < 1e-6
+    assert abs(result.max_abs_value - np.abs(outside).max()) < 1e-12
+
+
+def test_extrapolation_window_is_checked() -> None:
+    with pytest.raises(ValueError, match=r"window must keep train_length \+ window within"):
+        pe.analysis.extrapolation(10, 20, 8, window=2**31 - 5)
+    with pytest.raises(ValueError, match=r"the similarity profile .* would have shape"):
+        pe.analysis.extrapolation(10, 20, 2**10, window=2**30)
+
+
+def test_uniqueness_in_pieces_matches_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pe import _properties
+
+    whole = pe.analysis.uniqueness(3000, 2)
+    monkeypatch.setattr(_properties, "_PIECE", 64)  # 32 offsets a piece at d_model 2
+    assert pe.analysis.uniqueness(3000, 2) == whole
+    reference = float64_table(np.arange(3000), 2)
+    gaps = np.sqrt(((reference[1:] - reference[0]) ** 2).sum(axis=1))
+    assert whole.offset == int(np.argmin(gaps)) + 1
+    with pytest.raises(ValueError, match=r"the distances .* would have shape"):
+        pe.analysis.uniqueness(2**31 - 1, 8)

@@ -121,3 +121,86 @@ def test_matches_t5_when_max_distance_exceeds_the_exact_buckets(
         offsets, bidirectional=bidirectional, num_buckets=32, max_distance=max_distance
     )
     assert torch.equal(ours, theirs)
+
+
+def test_extreme_offsets_land_in_the_last_buckets() -> None:
+    # abs(-2**63) overflows int64: the farthest key before the query got bucket -2**63.
+    offsets = torch.tensor([-(2**63), -(2**40), 2**40, 2**63 - 1])
+    assert relative_position_bucket(offsets).tolist() == [15, 15, 31, 31]
+    causal = relative_position_bucket(offsets, bidirectional=False)
+    assert causal.tolist() == [31, 31, 0, 0]
+    small = relative_position_bucket(offsets, num_buckets=8, max_distance=2)  # no log part
+    assert small.tolist() == [3, 3, 7, 7]
+
+
+@pytest.mark.parametrize(
+    ("offsets", "pattern"),
+    [
+        (torch.tensor([1 + 2j]), "dtype torch.complex64"),  # the imaginary part was dropped
+        (torch.tensor([True]), "dtype torch.bool"),
+        (torch.tensor([5], dtype=torch.uint64), "torch.uint64"),
+        ([1, 2], "got list"),
+    ],
+)
+def test_offsets_that_are_not_real_integers_are_refused(offsets: Any, pattern: str) -> None:
+    with pytest.raises(TypeError, match=f"relative_position must be .*{pattern}"):
+        relative_position_bucket(offsets)
+
+
+@pytest.mark.parametrize("flag", ["yes", None, 1, 0])
+def test_bidirectional_must_be_a_bool(flag: Any) -> None:
+    with pytest.raises(TypeError, match="bidirectional must be True or False"):
+        relative_position_bucket(torch.tensor([1]), bidirectional=flag)
+
+
+@pytest.mark.parametrize("name", ["num_buckets", "max_distance"])
+def test_huge_counts_are_named(name: str) -> None:
+    arguments: dict[str, Any] = {name: 10**30}
+    with pytest.raises(ValueError, match=f"{name} must be an integer from .* to 2,147,483,647"):
+        relative_position_bucket(torch.tensor([1]), **arguments)
+    with pytest.raises(ValueError, match=f"{name} must be an integer from"):
+        RelativePositionBias(2, **arguments)
+
+
+def test_reset_parameters_keeps_the_small_initial_spread() -> None:
+    torch.manual_seed(0)
+    module = RelativePositionBias(num_heads=8, num_buckets=256)
+    module.bias.weight.data.fill_(5.0)
+    module.reset_parameters()
+    assert 0.015 < float(module.bias.weight.detach().std()) < 0.025
+    module.bias.reset_parameters()  # the embedding's own reset, as a generic re-init calls it
+    assert 0.015 < float(module.bias.weight.detach().std()) < 0.025
+    with torch.device("meta"):
+        lazy = RelativePositionBias(num_heads=8, num_buckets=256)
+    lazy.to_empty(device="cpu")
+    for child in lazy.modules():
+        reset = getattr(child, "reset_parameters", None)
+        if callable(reset):
+            reset()
+    assert 0.015 < float(lazy.bias.weight.detach().std()) < 0.025
+
+
+def test_t5_adds_the_bias_to_the_unscaled_dot_product() -> None:  # beyond/relative-bias.md
+    """T5's score is q·k + b, with no 1/sqrt(d_h), as the page writes it."""
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    config = t5.T5Config(d_model=16, d_kv=8, num_heads=2, relative_attention_num_buckets=8)
+    torch.manual_seed(0)
+    attention = t5.T5Attention(config, has_relative_attention_bias=True).eval()
+    x = torch.randn(1, 5, 16)
+    with torch.no_grad():
+        out, position_bias, _ = attention(x)
+        q = attention.q(x).view(1, 5, 2, 8).transpose(1, 2)
+        k = attention.k(x).view(1, 5, 2, 8).transpose(1, 2)
+        v = attention.v(x).view(1, 5, 2, 8).transpose(1, 2)
+        bias = attention.compute_bias(5, 5)  # (1, heads, q_len, k_len)
+
+        def mixed(scores: torch.Tensor) -> torch.Tensor:
+            weights = scores.softmax(dim=-1)
+            out: torch.Tensor = attention.o((weights @ v).transpose(1, 2).reshape(1, 5, 16))
+            return out
+
+        unscaled = mixed(q @ k.transpose(-1, -2) + bias)
+        scaled = mixed(q @ k.transpose(-1, -2) / 8**0.5 + bias)
+    torch.testing.assert_close(position_bias, bias)
+    torch.testing.assert_close(out, unscaled)
+    assert (out - scaled).abs().max() > 1e-3

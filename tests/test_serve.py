@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import html as html_module
 import logging
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import markdown
 import pytest
+from conftest import SiteBuild
 
 from sitegen import exec_format
 from tools import serve
@@ -143,3 +149,104 @@ def test_with_everything_installed_serve_runs_blocks_unchanged(
         html = render(f'```python exec="on"\n{MISSING_TORCH}\n```\n')
     assert "Not computed here" not in html
     assert any("exited with errors" in record.getMessage() for record in caplog.records)
+
+
+#: Imported first by every interpreter of the build (PYTHONPATH), figure scripts included:
+#: the optional libraries cannot be found, as on a clone that only ran ``make serve``.
+HIDE_OPTIONAL = """
+import importlib.machinery
+import sys
+
+HIDDEN = {hidden!r}
+
+
+class HideOptional(importlib.machinery.PathFinder):
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname.partition(".")[0] in HIDDEN:
+            return None
+        return super().find_spec(fullname, path, target)
+
+
+sys.meta_path = [
+    HideOptional if finder is importlib.machinery.PathFinder else finder
+    for finder in sys.meta_path
+]
+"""
+
+#: What ``make serve`` runs, as one build instead of a server (tools/serve.py's builder).
+SERVE_BUILD = """
+import sys
+from mkdocs.config import load_config
+from tools import serve
+config = load_config("mkdocs.yml", site_dir=sys.argv[1])
+serve.Builder()(config, serve_url=None, dirty=False)
+"""
+
+
+def real_tracebacks(page: str) -> list[str]:
+    """Python tracebacks in a built page's text (a doctest's elided ``...`` one aside)."""
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", page))
+    found = []
+    for match in re.finditer(r"Traceback \(most recent call last\):\s*\n\s*(\S.*)", text):
+        if match[1].strip() != "...":
+            found.append(text[match.start() : match.start() + 400])
+    return found
+
+
+def test_real_tracebacks_tells_a_doctest_from_a_failure() -> None:
+    doctest = "<pre>Traceback (most recent call last):\n...\nValueError: no</pre>"
+    failure = '<pre>Traceback (most recent call last):\n  File "x", line 1\nStopIteration</pre>'
+    assert real_tracebacks(doctest) == []
+    assert len(real_tracebacks(failure)) == 1
+
+
+@pytest.mark.site
+def test_a_fresh_clone_serves_every_page_without_a_traceback(
+    site: SiteBuild, tmp_path: Path
+) -> None:
+    """Build as ``make serve`` does on a fresh clone: no torch, no compared libraries.
+
+    The figure cache starts with only the figures such a clone can draw (copied
+    from the session's build, so none is drawn again); every table is computed
+    afresh. Each output that needs a missing library must show the note.
+    """
+    hidden = sorted(exec_format.OPTIONAL)
+    (tmp_path / "hide").mkdir()
+    (tmp_path / "hide" / "sitecustomize.py").write_text(HIDE_OPTIONAL.format(hidden=hidden))
+    cache = tmp_path / "cache"
+    for script in sorted((ROOT / "scripts").glob("fig_*.py")):
+        source = script.read_text(encoding="utf-8")
+        if re.search(rf"^(?:import|from) ({'|'.join(hidden)})\b", source, flags=re.MULTILINE):
+            continue  # a fresh clone cannot draw it
+        drawn = site.cache / "figures" / script.stem
+        if drawn.is_dir():
+            shutil.copytree(drawn, cache / "figures" / script.stem)
+    env = dict(os.environ, PE_SERVE="1", PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "hide"), str(ROOT)])
+    env.pop("SITE_URL", None)
+    check = subprocess.run(
+        [sys.executable, "-c", "import torch"], env=env, capture_output=True, check=False
+    )
+    assert check.returncode != 0, "torch should be hidden from the build"
+    result = subprocess.run(
+        [sys.executable, "-c", SERVE_BUILD, str(tmp_path / "site")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    pages = sorted((tmp_path / "site").rglob("*.html"))
+    assert len(pages) > 20
+    failures = {
+        str(page.relative_to(tmp_path / "site")): found
+        for page in pages
+        if (found := real_tracebacks(page.read_text(encoding="utf-8")))
+    }
+    assert failures == {}
+    # the two pages whose figures are drawn with torch say so in the figure's place
+    for name in ("beyond/rope", "beyond/relative-bias"):
+        page = (tmp_path / "site" / name / "index.html").read_text(encoding="utf-8")
+        assert "Not computed here" in page, name

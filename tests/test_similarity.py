@@ -1,3 +1,5 @@
+from typing import Any
+
 import numpy as np
 import pytest
 from reference import float64_table
@@ -75,7 +77,40 @@ def test_closest_return_matches_brute_force() -> None:
 def test_closest_return_errors() -> None:
     with pytest.raises(ValueError, match=r"pair must lie in \[0, 3\] for d_model=8; got 4"):
         pe.analysis.closest_return(4, 8, max_offset=10)
-    with pytest.raises(ValueError, match="max_offset must be an integer >= 1; got 0"):
+    with pytest.raises(
+        ValueError, match="max_offset must be an integer from 1 to 2147483647; got 0"
+    ):
         pe.analysis.closest_return(0, 8, max_offset=0)
     with pytest.raises(TypeError, match="pair must be an integer"):
         pe.analysis.closest_return(0.0, 8, max_offset=10)  # type: ignore[arg-type]  # wrong on purpose
+
+
+def test_closest_return_in_pieces_matches_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pe import _similarity
+
+    whole = pe.analysis.closest_return(0, 8, max_offset=5000)
+    monkeypatch.setattr(_similarity, "_PIECE", 37)
+    assert pe.analysis.closest_return(0, 8, max_offset=5000) == whole
+    offsets = np.arange(1, 5001)
+    gaps = 2 * np.abs(np.sin(offsets / 2.0))  # pair 0 turns at omega = 1
+    assert whole[0] == int(offsets[np.argmin(gaps)])
+    assert abs(whole[1] - gaps.min()) < 1e-15
+    with pytest.raises(ValueError, match="max_offset must be an integer from 1 to 2147483647"):
+        pe.analysis.closest_return(0, 8, max_offset=2**40)  # was a MemoryError
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: pe.analysis.similarity(np.arange(2**16)[:, None], np.arange(2**16), 8),
+        lambda: pe.analysis.pair_distance(np.arange(2**20), 2**13),
+    ],
+)
+def test_huge_broadcasts_are_refused_before_allocating(call: Any) -> None:
+    with pytest.raises(ValueError, match="would have shape"):
+        call()
+
+
+def test_rotation_matrix_size_is_checked() -> None:
+    with pytest.raises(ValueError, match="the rotation matrix would have shape"):
+        pe.rotation_matrix(1, 2**24)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from xml.etree.ElementTree import Element
@@ -113,7 +114,15 @@ def test_inside_mkdocs_the_install_page_names_the_served_wheel(
         file=SimpleNamespace(src_uri="install.md", url="install/"),
         config=SimpleNamespace(site_dir=str(site), site_url="https://example.org/pe/", repo_url=""),
     )
-    html = convert("```bash\npip install {{ wheel_url }}\n```\n\nas **{{ dist_name }}**", page)
-    assert "https://example.org/pe/dist/demo_pkg-1.0-py3-none-any.whl" in html
+    html = convert("{{ wheel_install }}\n\nas **{{ dist_name }}**", page)
+    text = re.sub(r"<[^>]+>", "", html)  # the highlighted command, as a reader copies it
+    assert "pip install https://example.org/pe/dist/demo_pkg-1.0-py3-none-any.whl" in text
     assert "{{" not in html
     assert (site / "dist" / wheel.name).read_bytes() == b"PK"
+    # Without a site_url (a local build, the offline zip) no host is named: the page
+    # links the wheel relative to itself and installs the downloaded file.
+    page.config.site_url = None
+    html = convert("{{ wheel_install }}", page)
+    assert 'href="../dist/demo_pkg-1.0-py3-none-any.whl"' in html
+    assert "pip install demo_pkg-1.0-py3-none-any.whl" in re.sub(r"<[^>]+>", "", html)
+    assert "http" not in html

@@ -188,3 +188,58 @@ def test_docstrings_state_the_bound_that_is_checked() -> None:
         values = stated.findall(doc or "")
         assert values, "the bound is no longer stated"
         assert {float(value) for value in values} == {FLOAT32_BOUND}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_negative_positions_mirror_the_positive_ones_bit_for_bit(dtype: type) -> None:
+    # sin is odd and cos even: PE(-p) is PE(p) with its sine columns negated, exactly.
+    positions = np.arange(1, 700)
+    ahead = pe.sinusoidal(positions, 10, dtype=dtype)
+    behind = pe.sinusoidal(-positions, 10, dtype=dtype)
+    assert (behind[:, 1::2] == ahead[:, 1::2]).all()
+    assert (behind[:, 0::2] == -ahead[:, 0::2]).all()
+    # A run that crosses zero gives the same rows as the two halves asked apart.
+    across = pe.sinusoidal(np.arange(-299, 300), 10, dtype=dtype)
+    assert (across[:299] == behind[298::-1][:299]).all()
+    assert (across[299:] == pe.sinusoidal(300, 10, dtype=dtype)).all()
+
+
+def test_float64_error_at_small_negative_positions_matches_the_positive_side() -> None:
+    # Splitting -3 as -16384 + 16381 cancelled two large angles: 9e-14 off in float64.
+    positions = np.arange(-600, 601)
+    got = pe.sinusoidal(positions, 64, dtype=np.float64)
+    # The reference is odd and even too (np.sin(-x) == -np.sin(x)), so the error
+    # profile must be symmetric; it was about 10 times larger on the negative side.
+    error = np.abs(got - float64_table(positions, 64)).max(axis=1)
+    assert (error[:600] == error[:600:-1]).all()
+    exact = [mp_value(p, column, 64) for p in (-3, -1) for column in (2, 3, 20, 21)]
+    ours = got[[597, 597, 597, 597, 599, 599, 599, 599], [2, 3, 20, 21] * 2]
+    assert np.abs(ours - np.array(exact)).max() < 4e-16
+
+
+def test_one_row_of_a_very_wide_table_costs_about_one_row() -> None:
+    # The factor tables hold BLOCK offsets and 64 block phasors per pair: for one
+    # row of width 2**18 they were 256 + 128 times the output (15 s and 8 GiB at
+    # 2**22). Only the factors a request uses are computed now.
+    import tracemalloc
+
+    tracemalloc.start()
+    row = pe.sinusoidal(np.array([1000]), 2**18)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 16 * row.nbytes  # a few float64 and complex128 rows of factors
+    columns = [0, 1, 2**17 - 2, 2**17 - 1, 2**18 - 2, 2**18 - 1]
+    exact = [mp_value(1000, column, 2**18) for column in columns]
+    assert np.abs(row[0, columns] - np.array(exact)).max() <= FLOAT32_BOUND
+    # and the rows are the bits a narrow request of the same width gives
+    scattered = pe.sinusoidal(np.array([300, 5, 300]), 2**18)
+    assert (scattered == pe.sinusoidal(np.arange(5, 301), 2**18)[[295, 0, 295]]).all()
+
+
+def test_caches_keyed_by_a_run_keep_few_entries() -> None:
+    from pe import _table
+
+    _table._run_heads.cache_clear()
+    for offset in range(0, 200 * 256, 256):  # a decoder: a new start every call
+        pe.sinusoidal(np.arange(offset, offset + 3), 64)
+    assert len(_table._run_heads._entries) <= _table.RUN_CACHE_ENTRIES

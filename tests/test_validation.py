@@ -29,6 +29,7 @@ BAD_BASE = [
     ("10000", TypeError, "'10000'"),
     (True, TypeError, "True"),
     (1 + 2j, TypeError, "(1+2j)"),
+    (10**400, ValueError, "401 digits"),  # float() raised OverflowError
 ]
 BAD_POSITIONS = [
     (-1, ValueError, "-1"),
@@ -206,3 +207,22 @@ def test_torch_sizes_are_checked_too() -> None:
         pe.nn.RelativePositionBias(8)(2**20, 2**20)
     with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
         pe.nn.functional.sinusoidal(torch.zeros((), dtype=torch.long).expand(2**20, 2**11), 2)
+
+
+def test_torch_tensors_as_positions_of_the_numpy_functions() -> None:
+    torch = pytest.importorskip("torch")
+    assert np.array_equal(pe.sinusoidal(torch.arange(5, 9), 8), pe.sinusoidal(np.arange(5, 9), 8))
+    wide = torch.tensor([3, 2**40], dtype=torch.uint64)
+    with pytest.raises(ValueError, match=r"positions must lie in .*1099511627776"):
+        pe.sinusoidal(wide, 8)
+    # torch's own errors were a RuntimeError (requires grad) and an obscure TypeError (meta)
+    with pytest.raises(
+        TypeError, match=r"positions must hold integers; .*float32 that requires grad"
+    ):
+        pe.sinusoidal(torch.arange(3.0, requires_grad=True), 8)
+    with pytest.raises(ValueError, match="p is a tensor on the meta device"):
+        pe.analysis.similarity(torch.arange(3, device="meta"), 0, 8)
+    with pytest.raises(
+        TypeError, match="positions must hold integers; got a torch tensor of dtype bool"
+    ):
+        pe.angles(torch.tensor([True]), 8)

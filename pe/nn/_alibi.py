@@ -14,8 +14,14 @@ import torch
 from torch import Tensor, nn
 
 from pe._alibi import alibi_slopes
-from pe._validation import check_offset, check_size
-from pe.nn._common import check_count, relative_distances
+from pe._validation import check_offset
+from pe.nn._common import (
+    check_count,
+    check_lengths,
+    check_move,
+    check_size_if_known,
+    relative_distances,
+)
 
 __all__ = ["ALiBi"]
 
@@ -71,6 +77,7 @@ class ALiBi(nn.Module):
         # ``.half()`` or ``.to(torch.bfloat16)`` would round the slopes (with 12
         # heads, bfloat16 moves the bias at distance 4095 by about 0.3): move
         # them, keep them float32, and cast the bias where it is added instead.
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
         slopes = self._buffers.pop("slopes")
         assert slopes is not None  # set in __init__, never None
         try:
@@ -101,9 +108,10 @@ class ALiBi(nn.Module):
             outside that range.
         """
         # --8<-- [start:bias]
-        q_len = check_count(q_len, "q_len", minimum=0)
-        k_len = check_count(k_len, "k_len", minimum=0)
-        check_size((self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)")
+        q_len, k_len = check_lengths(q_len, k_len)
+        check_size_if_known(
+            (self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)"
+        )
         distance = relative_distances(
             q_len, k_len, offset=check_offset(offset), device=self.slopes.device
         )

@@ -10,27 +10,151 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from pe._validation import check_positions, is_integer
+from pe._validation import check_length, check_positions, check_size, is_integer, to_float
 
 __all__ = [
     "as_position_tensor",
     "check_count",
+    "check_device",
+    "check_length_or_symbol",
+    "check_lengths",
+    "check_size_if_known",
+    "constrain",
+    "is_symbolic",
     "check_dropout",
     "check_index_range",
+    "check_integer_tensor",
     "check_layout_choice",
     "check_positions_shape",
     "check_sequence",
+    "check_move",
     "relative_distances",
 ]
 
 
-def check_count(value: Any, name: str, *, minimum: int = 1) -> int:
-    """Return `value` as an int after checking it is an integer >= `minimum`."""
+def check_count(value: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return `value` as an int after checking it is an integer >= `minimum` (<= `maximum`)."""
     if not is_integer(value):
         raise TypeError(f"{name} must be an integer >= {minimum}; got {value!r}")
     if int(value) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {int(value)}")
+    if maximum is not None and int(value) > maximum:
+        raise ValueError(
+            f"{name} must be an integer from {minimum} to {maximum:,}; got {int(value):,}"
+        )
     return int(value)
+
+
+def constrain(condition: Any, message: str) -> None:
+    """Add `condition` on symbolic sizes to the traced graph (``torch._check``), with `message`."""
+    torch._check(condition, lambda: message)  # type: ignore[no-untyped-call]
+
+
+def is_symbolic(value: Any) -> bool:
+    """Tell a symbolic size (``torch.SymInt``, from ``torch.export`` or a dynamic compile)."""
+    return isinstance(value, torch.SymInt)
+
+
+def check_length_or_symbol(value: Any, name: str) -> Any:
+    """Check a length as `check_length` does, or constrain a symbolic one to ``>= 0``.
+
+    Under ``torch.export`` with a dynamic sequence length, or ``torch.compile(...,
+    dynamic=True)``, lengths read from a tensor's shape are ``torch.SymInt``:
+    their values are unknown while tracing, so the check becomes a constraint
+    of the graph instead of a refusal.
+    """
+    if is_symbolic(value):
+        constrain(value >= 0, f"{name} must be a non-negative integer")
+        return value
+    return check_length(value, name=name)
+
+
+def check_lengths(q_len: Any, k_len: Any) -> tuple[Any, Any]:
+    """Check the query and key counts of a bias module (ints >= 0, or symbolic sizes)."""
+    checked = []
+    for name, value in (("q_len", q_len), ("k_len", k_len)):
+        if is_symbolic(value):
+            constrain(value >= 0, f"{name} must be an integer >= 0")
+            checked.append(value)
+        else:
+            checked.append(check_count(value, name, minimum=0))
+    return checked[0], checked[1]
+
+
+def check_size_if_known(shape: tuple[Any, ...], *, name: str) -> None:
+    """`pe._validation.check_size` for a shape whose entries are all known integers."""
+    if not any(is_symbolic(entry) for entry in shape):
+        check_size(shape, name=name)
+
+
+def check_integer_tensor(value: Any, name: str) -> Tensor:
+    """Check a tensor of real integers that ``.long()`` reads exactly (not uint64).
+
+    Float, complex and bool tensors are refused (a complex tensor would lose its
+    imaginary part, a bool one would be read as 0 and 1), and so is ``uint64``,
+    whose values past ``2**63 - 1`` would wrap to negative ones.
+    """
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name} must be an integer tensor; got {type(value).__name__}")
+    if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+        raise TypeError(
+            f"{name} must be an integer tensor; got dtype {value.dtype}. Cast explicitly "
+            "(e.g. .long()) if the values are whole numbers"
+        )
+    if value.dtype == torch.uint64:
+        raise TypeError(
+            f"{name} must be a signed integer tensor or uint8/16/32; got dtype torch.uint64, "
+            "whose values past 2**63 - 1 cannot be read as int64. Cast with .long() if "
+            "they fit"
+        )
+    return value
+
+
+def _unavailable(what: str, error: BaseException) -> ValueError:
+    built = "with CUDA" if torch.cuda.is_available() else "without a usable CUDA device"
+    return ValueError(
+        f"{what}: {error} (this torch {torch.__version__} runs {built}; 'cpu' always works)"
+    )
+
+
+def check_device(device: Any, name: str = "device") -> torch.device | None:
+    """Return `device` as a ``torch.device`` (None stays None) that this torch can use.
+
+    Torch itself answers a CUDA device on a CPU-only build with a bare
+    `AssertionError` ("Torch not compiled with CUDA enabled") and an unknown
+    name with a `RuntimeError`; both become a `ValueError` naming `name`.
+    """
+    if device is None:
+        return None
+    if isinstance(device, torch.device):
+        target = device
+    elif isinstance(device, str) or is_integer(device):
+        try:
+            target = torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"{name} must name a torch device such as 'cpu' or 'cuda:0'; got {device!r:.60}"
+            ) from None
+    else:
+        raise TypeError(f"{name} must be a torch.device, a device name or None; got {device!r:.60}")
+    if target.type not in ("cpu", "meta") and not torch.compiler.is_compiling():
+        try:
+            torch.empty(0, device=target)
+        except (AssertionError, RuntimeError) as error:
+            raise _unavailable(f"{name} {str(target)!r} cannot be used here", error) from None
+    return target
+
+
+def check_move(fn: Any) -> None:
+    """Try a module's ``_apply`` function on an empty tensor before moving anything.
+
+    ``module.to("cuda")`` on a CPU-only build would fail with torch's bare
+    `AssertionError`, possibly halfway through the module's tensors.
+    """
+    try:
+        fn(torch.empty(0))
+    except (AssertionError, RuntimeError) as error:
+        raise _unavailable("device: the module cannot move there", error) from None
 
 
 def check_layout_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
@@ -70,10 +194,11 @@ def relative_distances(
 def check_dropout(dropout: Any, name: str = "dropout") -> float:
     """Return `dropout` as a float after checking it is a real number in ``[0, 1)``."""
     if isinstance(dropout, (bool, np.bool_)) or not isinstance(dropout, numbers.Real):
-        raise TypeError(f"{name} must be a float in [0, 1); got {dropout!r}")
-    if not 0.0 <= float(dropout) < 1.0:
+        raise TypeError(f"{name} must be a float in [0, 1); got {dropout!r:.60}")
+    value = to_float(dropout, name=name, accepted="a float in [0, 1)")
+    if not 0.0 <= value < 1.0:
         raise ValueError(f"{name} must be a float in [0, 1); got {dropout!r}")
-    return float(dropout)
+    return value
 
 
 def check_positive_real(value: Any, name: str, *, allow_zero: bool = True) -> float:
@@ -81,7 +206,7 @@ def check_positive_real(value: Any, name: str, *, allow_zero: bool = True) -> fl
     bound = ">= 0" if allow_zero else "> 0"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a finite real number {bound}; got {value!r}")
-    number = float(value)
+    number = to_float(value, name=name, accepted=f"a finite real number {bound}")
     if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
         raise ValueError(f"{name} must be a finite real number {bound}; got {value!r}")
     return number

@@ -13,6 +13,7 @@ from pe.nn._common import (
     check_count,
     check_dropout,
     check_index_range,
+    check_move,
     check_positions_shape,
     check_positive_real,
     check_sequence,
@@ -73,12 +74,25 @@ class LearnedPositionalEmbedding(nn.Module):
         if not isinstance(batch_first, bool):
             raise TypeError(f"batch_first must be True or False; got {batch_first!r}")
         probability = check_dropout(dropout)
-        std = check_positive_real(init_std, "init_std")
+        self.init_std = check_positive_real(init_std, "init_std")
         self.batch_first = batch_first
         check_size((self.max_len, self.d_model), name="weight (max_len, d_model)")
         self.weight = nn.Parameter(torch.empty(self.max_len, self.d_model))
-        nn.init.normal_(self.weight, std=std)
+        self.reset_parameters()
         self.dropout = nn.Dropout(probability)
+
+    def _apply(self, fn: Any, recurse: bool = True) -> LearnedPositionalEmbedding:
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
+        super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
+        return self
+
+    def reset_parameters(self) -> None:
+        """Draw ``weight`` again from a normal distribution with standard deviation `init_std`.
+
+        Also what a module built on the ``meta`` device needs after
+        ``to_empty``, which leaves its memory uninitialised.
+        """
+        nn.init.normal_(self.weight, std=self.init_std)
 
     def forward(self, x: Tensor, offset: int = 0, positions: Any = None) -> Tensor:
         """Return ``dropout(x + weight[positions])`` in ``x.dtype``.

@@ -5,7 +5,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from pe._validation import check_offset, is_integer
+from pe._validation import MAX_POSITION, check_offset, is_integer
+from pe.nn._common import check_integer_tensor
 
 __all__ = ["position_ids"]
 
@@ -39,11 +40,12 @@ def position_ids(input_ids: Tensor, pad_id: int, *, start: int = 0, pad_value: i
     Raises
     ------
     TypeError
-        If `input_ids` is not an integer tensor or an argument is not an integer.
+        If `input_ids` is not an integer tensor (complex, bool and ``uint64``
+        tensors are refused) or an argument is not an integer.
     ValueError
         If `pad_id` lies outside the range of `input_ids`' dtype (a ``uint8``
-        tensor cannot hold 257), or `start` or `pad_value` outside
-        ``±(2**31 - 1)``.
+        tensor cannot hold 257), `start` or `pad_value` outside
+        ``±(2**31 - 1)``, or ``start + seq - 1`` past ``2**31 - 1``.
 
     Examples
     --------
@@ -58,13 +60,7 @@ def position_ids(input_ids: Tensor, pad_id: int, *, start: int = 0, pad_value: i
     tensor([[1, 1, 2, 3, 4],
             [2, 3, 4, 5, 1]])
     """
-    if (
-        not isinstance(input_ids, Tensor)
-        or input_ids.is_floating_point()
-        or input_ids.dtype == torch.bool
-    ):
-        kind = input_ids.dtype if isinstance(input_ids, Tensor) else type(input_ids).__name__
-        raise TypeError(f"input_ids must be an integer tensor; got {kind}")
+    check_integer_tensor(input_ids, "input_ids")
     if input_ids.dim() < 1:
         raise ValueError("input_ids must have at least one dimension (the sequence)")
     for name, value in (("pad_id", pad_id), ("start", start), ("pad_value", pad_value)):
@@ -78,8 +74,13 @@ def position_ids(input_ids: Tensor, pad_id: int, *, start: int = 0, pad_value: i
             "another id"
         )
     pad_value = check_offset(pad_value, name="pad_value")
-    # --8<-- [start:count]
     start = check_offset(start, name="start")
+    if input_ids.shape[-1] and start + input_ids.shape[-1] - 1 > MAX_POSITION:
+        raise ValueError(
+            f"start must leave room for the sequence: start + seq - 1 = "
+            f"{start + input_ids.shape[-1] - 1} is past the largest position, {MAX_POSITION}"
+        )
+    # --8<-- [start:count]
     real = input_ids != int(pad_id)
     counted = torch.cumsum(real.long(), dim=-1) - 1 + start  # real tokens before, plus start
     return torch.where(real, counted, torch.full_like(counted, int(pad_value)))

@@ -20,8 +20,17 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from pe._validation import check_offset, check_size
-from pe.nn._common import check_count, check_layout_choice, relative_distances
+from pe._validation import MAX_POSITION, check_flag, check_offset, check_size
+from pe.nn._common import (
+    check_count,
+    check_device,
+    check_integer_tensor,
+    check_layout_choice,
+    check_lengths,
+    check_move,
+    check_size_if_known,
+    relative_distances,
+)
 
 __all__ = ["RelativePositionBias", "relative_position_bucket"]
 
@@ -44,7 +53,8 @@ def relative_position_bucket(
         causal model), only keys before the query are told apart, and keys after
         it share bucket 0 with the query itself.
     num_buckets : int, default 32
-        Number of buckets (at least 2; 4 when bidirectional).
+        Number of buckets (at least 2; 4 when bidirectional), at most
+        ``2**31 - 1``.
     max_distance : int, default 128
         Offsets this far or farther share the last bucket of their direction,
         provided ``max_distance`` exceeds the number of exact buckets
@@ -54,7 +64,8 @@ def relative_position_bucket(
         outside ``[0, num_buckets)`` (huge negative integers when they are
         equal). Here each distance gets its own bucket up to the last bucket of
         its direction, which the farther ones share, and `max_distance` plays
-        no part.
+        no part. At most ``2**31 - 1``: every offset farther than that is
+        read as ``±(2**31 - 1)``, which lands in the same last bucket.
 
     Returns
     -------
@@ -64,8 +75,9 @@ def relative_position_bucket(
     Raises
     ------
     TypeError, ValueError
-        For a `relative_position` that is not an integer tensor, or counts
-        outside the ranges above.
+        For a `relative_position` that is not a tensor of real integers (a
+        float, complex, bool or ``uint64`` tensor), a `bidirectional` that is
+        not True or False, or counts outside the ranges above.
 
     Examples
     --------
@@ -77,18 +89,15 @@ def relative_position_bucket(
     >>> relative_position_bucket(offsets, bidirectional=False)
     tensor([31, 17,  3,  0,  0,  0,  0])
     """
-    if not isinstance(relative_position, torch.Tensor):
-        raise TypeError(
-            f"relative_position must be an integer tensor; got {type(relative_position).__name__}"
-        )
-    if relative_position.is_floating_point() or relative_position.dtype == torch.bool:
-        raise TypeError(
-            f"relative_position must be an integer tensor; got {relative_position.dtype}"
-        )
-    num_buckets = check_count(num_buckets, "num_buckets", minimum=4 if bidirectional else 2)
-    max_distance = check_count(max_distance, "max_distance", minimum=1)
+    check_integer_tensor(relative_position, "relative_position")
+    bidirectional = check_flag(bidirectional, name="bidirectional")
+    minimum = 4 if bidirectional else 2
+    num_buckets = check_count(num_buckets, "num_buckets", minimum=minimum, maximum=MAX_POSITION)
+    max_distance = check_count(max_distance, "max_distance", minimum=1, maximum=MAX_POSITION)
     # --8<-- [start:t5-buckets]
-    offset = relative_position.long()
+    # Farther offsets share the last bucket anyway; clamping first keeps abs()
+    # from overflowing at -2**63.
+    offset = relative_position.long().clamp(-MAX_POSITION, MAX_POSITION)
     buckets = torch.zeros_like(offset)
     if bidirectional:
         num_buckets //= 2
@@ -104,6 +113,20 @@ def relative_position_bucket(
     far = (exact + (scaled * (num_buckets - exact)).long()).clamp(max=num_buckets - 1)
     return buckets + torch.where(distance < exact, distance, far)
     # --8<-- [end:t5-buckets]
+
+
+class _BiasTable(nn.Embedding):
+    """An embedding whose own ``reset_parameters`` draws T5's small initial biases.
+
+    ``nn.Embedding`` resets to a standard deviation of 1; code that re-initialises
+    a model module by module (after ``to_empty``, say) would otherwise give
+    the biases 50 times the spread the module starts with.
+    """
+
+    STD = 0.02
+
+    def reset_parameters(self) -> None:
+        nn.init.normal_(self.weight, std=self.STD)
 
 
 class RelativePositionBias(nn.Module):
@@ -162,16 +185,24 @@ class RelativePositionBias(nn.Module):
         if not isinstance(bidirectional, bool):
             raise TypeError(f"bidirectional must be True or False; got {bidirectional!r}")
         self.bidirectional = bidirectional
-        self.max_distance = check_count(max_distance, "max_distance")
+        self.max_distance = check_count(max_distance, "max_distance", maximum=MAX_POSITION)
         if self.kind == "t5":
             self.num_buckets = check_count(
-                num_buckets, "num_buckets", minimum=4 if bidirectional else 2
+                num_buckets, "num_buckets", minimum=4 if bidirectional else 2, maximum=MAX_POSITION
             )
         else:
             self.num_buckets = (2 if bidirectional else 1) * self.max_distance + 1
         check_size((self.num_buckets, self.num_heads), name="the bias table (buckets, heads)")
-        self.bias = nn.Embedding(self.num_buckets, self.num_heads)
-        nn.init.normal_(self.bias.weight, std=0.02)
+        self.bias = _BiasTable(self.num_buckets, self.num_heads)  # normal, std 0.02
+
+    def _apply(self, fn: Any, recurse: bool = True) -> RelativePositionBias:
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
+        super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
+        return self
+
+    def reset_parameters(self) -> None:
+        """Draw the biases again from a normal distribution with standard deviation 0.02."""
+        self.bias.reset_parameters()
 
     def buckets(self, q_len: int, k_len: int, *, offset: int = 0, device: Any = None) -> Tensor:
         """Bucket index of every (query, key) pair, ``(q_len, k_len)`` int64.
@@ -179,10 +210,12 @@ class RelativePositionBias(nn.Module):
         The arguments and errors are those of `forward`; `device` is where the
         result is made.
         """
-        q_len = check_count(q_len, "q_len", minimum=0)
-        k_len = check_count(k_len, "k_len", minimum=0)
-        check_size((self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)")
-        distance = relative_distances(q_len, k_len, offset=check_offset(offset), device=device)
+        q_len, k_len = check_lengths(q_len, k_len)
+        check_size_if_known(
+            (self.num_heads, q_len, k_len), name="the bias (num_heads, q_len, k_len)"
+        )
+        offset = check_offset(offset)
+        distance = relative_distances(q_len, k_len, offset=offset, device=check_device(device))
         if self.kind == "t5":
             return relative_position_bucket(
                 distance,

@@ -28,7 +28,15 @@ from pe._validation import (
     check_size,
     is_integer,
 )
-from pe.nn._common import check_index_range
+from pe.nn._common import (
+    check_device,
+    check_dropout,
+    check_index_range,
+    check_length_or_symbol,
+    check_move,
+    constrain,
+    is_symbolic,
+)
 
 __all__ = ["SinusoidalPositionalEncoding", "sinusoidal"]
 
@@ -81,7 +89,7 @@ def _device_steps(omega_bytes: bytes, ctype: torch.dtype, device: torch.device) 
     return _to_device(_table.step_factors(_table.BLOCK, omega, _NUMPY_COMPLEX[ctype]), device)
 
 
-@bytes_cache(_table.CACHE_BYTES)
+@bytes_cache(_table.CACHE_BYTES, _table.RUN_CACHE_ENTRIES)
 def _device_heads(
     omega_bytes: bytes, ctype: torch.dtype, device: torch.device, start: int, count: int
 ) -> Tensor:
@@ -113,16 +121,48 @@ class TorchOps:
             _table.head_factors(starts, omega, _NUMPY_COMPLEX[like.dtype]), like.device
         )
 
-    def steps(self, omega: np.ndarray[Any, Any], like: Tensor) -> Tensor:
-        return _device_steps(omega.tobytes(), like.dtype, like.device)
+    def steps(
+        self, omega: np.ndarray[Any, Any], like: Tensor, offsets: range | np.ndarray[Any, Any]
+    ) -> Tensor:
+        ctype = _NUMPY_COMPLEX[like.dtype]
+        if not _table._cacheable(_table.BLOCK, omega, ctype):  # wide: only the rows used
+            return _to_device(_table.step_rows(offsets, omega, ctype), like.device)
+        table = _device_steps(omega.tobytes(), like.dtype, like.device)
+        if isinstance(offsets, range):
+            return table[offsets.start : offsets.stop]
+        return table[torch.from_numpy(offsets).to(like.device)]
 
-    def split(self, positions: Tensor) -> tuple[np.ndarray[Any, Any], Tensor, Tensor]:
+    def split(
+        self, positions: Tensor
+    ) -> tuple[np.ndarray[Any, Any], Tensor, np.ndarray[Any, Any], Tensor]:
         block_start = torch.div(positions, _table.BLOCK, rounding_mode="floor") * _table.BLOCK
         starts, which = torch.unique(block_start, return_inverse=True)
-        return starts.cpu().numpy().astype(np.int64), which, positions - block_start
+        offsets, offset_index = torch.unique(positions - block_start, return_inverse=True)
+        return (
+            starts.cpu().numpy().astype(np.int64),
+            which,
+            offsets.cpu().numpy().astype(np.int64),
+            offset_index,
+        )
+
+    def host(self, positions: np.ndarray[Any, Any], like: Tensor) -> Tensor:
+        return torch.from_numpy(positions).to(like.device)
 
     def multiply(self, a: Tensor, b: Tensor, out: Tensor) -> None:
+        if out.device.type == "cpu":
+            # numpy rounds each complex product the same way whatever the shapes;
+            # torch's vectorized and scalar loops differ in the last bit, so a
+            # window of the table would not match the full table.
+            np.multiply(a.numpy(), b.numpy(), out=out.numpy())
+            return
         torch.mul(a, b, out=out)
+
+    def negate_sines(self, pairs: Tensor, rows: Tensor | None) -> None:
+        sines = torch.view_as_real(pairs)[..., 0]  # a view: writing to it writes the table
+        if rows is None:
+            sines.neg_()
+        else:
+            sines[rows] = -sines[rows]
 
 
 #: The torch implementation of the engine's array operations.
@@ -251,7 +291,7 @@ def sinusoidal(
     d_model = check_d_model(d_model)
     base = check_base(base)
     dtype = _check_torch_dtype(dtype)
-    return _sinusoidal(positions, d_model, base, dtype, device)
+    return _sinusoidal(positions, d_model, base, dtype, check_device(device))
 
 
 def _sinusoidal(
@@ -263,6 +303,12 @@ def _sinusoidal(
 ) -> Tensor:
     """`sinusoidal` for a checked `d_model`, `base` and `dtype`: checks only `positions`."""
     request: range | Tensor
+    if torch.compiler.is_compiling() and (is_symbolic(positions) or is_integer(positions)):
+        # A length, maybe symbolic (``dynamic=True``): its positions as a tensor,
+        # the path a compiled graph can hold.
+        length = check_length_or_symbol(positions, "positions (a length)")
+        target = torch.device(device) if device is not None else torch.get_default_device()
+        positions = torch.arange(length, device=target)
     if isinstance(positions, Tensor):
         target = torch.device(device) if device is not None else positions.device
         if torch.compiler.is_compiling() or target.type == "meta" or positions.is_meta:
@@ -368,14 +414,11 @@ class SinusoidalPositionalEncoding(nn.Module):
             if max_len == 0:
                 raise ValueError("max_len must be a positive integer or None; got 0")
         self.max_len = max_len
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
-            raise TypeError(f"dropout must be a float in [0, 1); got {dropout!r}")
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"dropout must be a float in [0, 1); got {dropout!r}")
+        probability = check_dropout(dropout)
         if not isinstance(batch_first, bool):
             raise TypeError(f"batch_first must be True or False; got {batch_first!r}")
         self.batch_first = batch_first
-        self.dropout = nn.Dropout(float(dropout))
+        self.dropout = nn.Dropout(probability)
         table = None if max_len is None else _run(0, max_len, self.d_model, self.base)
         self.register_buffer("table", table, persistent=False)
         self._twins: dict[torch.dtype, np.ndarray[Any, Any]] = {}
@@ -385,6 +428,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         # Let ``.to()``/``.cuda()``/``.to_empty()`` move the table, but never
         # change its dtype. A table that leaves the meta device (``to_empty``)
         # is recomputed where it lands: it holds no learned state.
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
         table = self._buffers.pop("table")
         try:
             super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
@@ -401,7 +445,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     # --8<-- [end:keep-float32]
 
     def encoding(
-        self, seq_len: int, *, offset: int = 0, device: torch.device | None = None
+        self, seq_len: int, *, offset: int = 0, device: torch.device | str | None = None
     ) -> Tensor:
         """Return the float32 encoding rows for positions ``offset .. offset + seq_len - 1``.
 
@@ -409,16 +453,29 @@ class SinusoidalPositionalEncoding(nn.Module):
         ------
         ValueError
             If the module keeps a table and the positions run past `max_len`
-            (or start below 0).
+            (or start below 0), or if they run past ``2**31 - 1``.
         """
-        seq_len = check_length(seq_len, name="seq_len")
+        seq_len = check_length_or_symbol(seq_len, "seq_len")
         offset = check_offset(offset)
+        device = check_device(device)
+        symbolic = is_symbolic(seq_len)  # traced with a dynamic length: constraints, not checks
+        if symbolic:
+            constrain(offset + seq_len - 1 <= MAX_POSITION, "positions past 2**31 - 1")
+        elif seq_len and offset + seq_len - 1 > MAX_POSITION:
+            raise ValueError(
+                f"positions {offset}..{offset + seq_len - 1} (a sequence of length {seq_len} at "
+                f"offset {offset}) run past the largest position, {MAX_POSITION} (2**31 - 1)"
+            )
         if self.table is None:
-            if torch.compiler.is_compiling():  # a tensor of positions: the traceable path
+            if symbolic or torch.compiler.is_compiling():  # positions as a tensor: traceable
                 positions = torch.arange(offset, offset + seq_len, device=device)
                 return _sinusoidal(positions, self.d_model, self.base, torch.float32, None)
             return _run(offset, seq_len, self.d_model, self.base, device)
-        if offset < 0 or offset + seq_len > self.table.shape[0]:
+        if symbolic:
+            rows = self.table.shape[0]
+            constrain(offset >= 0, "offset must be >= 0 with a table")
+            constrain(offset + seq_len <= rows, f"positions do not fit the table of {rows} rows")
+        elif offset < 0 or offset + seq_len > self.table.shape[0]:
             raise ValueError(
                 f"positions {offset}..{offset + seq_len - 1} (a sequence of length {seq_len} at "
                 f"offset {offset}) do not fit the table of max_len={self.table.shape[0]} rows; "

@@ -65,7 +65,7 @@ def extrapolation_results() -> str:
         f"\n\nNext-token loss in nats (lower is better); the best possible is the chain's "
         f"entropy rate, {best:.3f}. Task: an order-{task['order']} Markov chain over "
         f"{task['vocab']} tokens (Dirichlet({task['concentration']}) transition rows). Model: "
-        f"`examples/tiny_encoder.py`, {model['layers']} layer, {model['heads']} heads, "
+        f"`examples/tiny_decoder.py`, {model['layers']} layer, {model['heads']} heads, "
         f"d_model = {model['d_model']}. Training: {training['steps']} steps of "
         f"{training['batch']} sequences of {train} tokens, {training['optimiser']} at "
         f"{training['learning_rate']}, the same data and seed for every method; evaluated on "
@@ -99,10 +99,21 @@ def extrapolation_summary() -> str:
         f"- At {longest} tokens the lowest loss is `{lowest_long}`'s ({at_long[lowest_long]:.3f}).",
     ]
     if "none" in at_train:
+        layers = data["model"]["layers"]
         lines.append(
             f"- Without any position information (`none`) the loss stays between "
             f"{at_train['none']:.3f} and {at_long['none']:.3f} at every length, "
             f"{at_train['none'] - best:.3f} above the best possible even where the others "
             "were trained."
+            + (
+                f" This measures a {layers}-layer model, not NoPE in general. In one layer "
+                "the causal mask can tell a token how many tokens it sees (a position, "
+                "roughly), but nothing can carry that into the queries and keys of a later "
+                "layer to pick out the token one step back, which is what this task needs; "
+                "deeper NoPE language models do learn order (see the causal-mask check "
+                "under *Why position matters*)."
+                if layers == 1
+                else ""
+            )
         )
     return "\n".join(lines)

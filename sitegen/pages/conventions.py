@@ -196,3 +196,60 @@ def convention_bit_equality(rows: int = 2048, d_model: int = 512) -> str:
         "in float32 roundings of the largest angle",
     ]
     return table(headers, lines, align="llrrr")
+
+
+def beyond_sequence_checks() -> str:
+    """Each timestep preset and grid layout, and the library the tests compare it with."""
+    rows: list[list[object]] = []
+    diffusers = f"diffusers {_pinned_version('diffusers')}"
+    timm = f"timm {_pinned_version('timm')} (files loaded without timm's `__init__`)"
+    for preset in pe.timestep_presets.values():
+        rows.append(
+            [
+                f"`{preset.name}`",
+                f"timestep embedding: {preset.title}",
+                f"{diffusers}: `{preset.diffusers}`",
+            ]
+        )
+    rows.append(
+        [
+            '`grid_sincos(layout="mae")`',
+            "2-D sin-cos table: MAE, DiT, PixArt, SD3",
+            f"{diffusers}: `get_2d_sincos_pos_embed`; MAE (not on PyPI) **from source "
+            "reading** of `util/pos_embed.py`",
+        ]
+    )
+    rows.append(
+        [
+            '`grid_sincos(layout="timm")`',
+            "2-D sin-cos table: timm",
+            f"{timm}: `build_sincos2d_pos_embed`",
+        ]
+    )
+    rows.append(
+        [
+            "`resample_grid_embedding`",
+            "resizing a grid's table",
+            f"{timm}: `resample_abs_pos_embed`, bit for bit",
+        ]
+    )
+    return table(["preset or layout", "what", "checked against (tests)"], rows, align="lll")
+
+
+# --- positions on grids: the rotary presets (grids/rotary.md) ------------------------------
+
+
+def grid_rope_sources() -> str:
+    """One row per grid RoPE preset: its models, where it was read, what the tests run."""
+    rows = []
+    for preset in pe.grid_rope_presets.values():
+        package = preset.library
+        rows.append(
+            [
+                f"`{preset.name}`",
+                preset.models,
+                preset.source,
+                f"run against {package} {_pinned_version(package)}: {preset.checked_against}",
+            ]
+        )
+    return table(["preset", "used by", "source", "checked"], rows, align="llll")

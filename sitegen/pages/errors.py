@@ -60,6 +60,24 @@ CALLS: dict[str, tuple[str, ...]] = {
         "rope_frequencies(64, scaling={'rope_type': 'yarn', 'factor': 4.0, 'beta_fast': -1}, max_position_embeddings=4096)",  # noqa: E501
         "rope_frequencies(64, scaling={'full_attention': {'rope_type': 'default'}, 'sliding_attention': {'rope_type': 'default'}})",  # noqa: E501
         "rope_frequencies(64, seq_len=-1)",
+        "sinusoidal(4, 8, base=10**400)",
+        "sinusoidal(torch.ones(3).requires_grad_(), 8)",
+        "rotation_matrix(1, 2**24)",
+        "layout_permutation(10**12, 'interleaved', 'concatenated')",
+        "conventions['fairseq'].encode(2**30, 64)",
+        "timestep_embedding([1.0], 2)",
+        "timestep_embedding([True, False], 8)",
+        "timestep_embedding([0.5, nan], 8)",
+        "timestep_embedding([1.0], 8, flip_sin_to_cos='yes')",
+        "grid_sincos(14, 766)",
+        "grid_sincos((14, 0), 768)",
+        "grid_sincos(14, 768, layout='vit')",
+        # RoPE on grids
+        "axial_rope((16, 7))",
+        "mrope(16, (2, 3, 2))",
+        "grid_rope_angles([[1, 2]], axial_rope((4, 4, 4)))",
+        "mrope_position_ids([0, 1, 1, 0], image_grid_thw=[(1, 4, 4)])",
+        "mrope_position_ids([0, 1, 1, 1, 1])",
     ),
     "pe.analysis": (
         "similarity([0, 1], [0, 1, 2], 8)",
@@ -68,6 +86,9 @@ CALLS: dict[str, tuple[str, ...]] = {
         "closest_return(9, 8, max_offset=10)",
         "uniqueness(1, 8)",
         "extrapolation(100, 50, 8)",
+        "value_range([], 8)",
+        "rotation_error([0, 1], [5, 2**31 - 1], 8)",
+        "closest_return(0, 8, max_offset=2**40)",
     ),
     "pe.nn": (
         "ALiBi(10**9)",
@@ -89,13 +110,29 @@ CALLS: dict[str, tuple[str, ...]] = {
         "RotaryEmbedding.from_config({'head_dim': 64, 'layer_types': ['full_attention']}, layer_type='sliding_attention')",  # noqa: E501
         "ALiBi(0)",
         "ALiBi(2)(-1, 4)",
+        "LearnedPositionalEmbedding(8, 4, dropout=10**400)",
+        "SinusoidalPositionalEncoding(8, max_len=None)(torch.zeros(1, 3, 8), offset=2**31 - 2)",
+        "SinusoidalTimestepEmbedding(256, downscale_freq_shift=128)",
+        "SinusoidalTimestepEmbedding(256)(torch.tensor([1j]))",
+        "GridSinCosEmbedding(14, 768, class_token=True)(torch.zeros(2, 196, 768))",
+        # RoPE on grids
+        "MultimodalRotaryEmbedding(16, (2, 3, 3))(torch.zeros(1, 2, 4, 16), torch.zeros(1, 2, 4, 16), torch.arange(4)[None])",  # noqa: E501
+        "AxialRotaryEmbedding((4, 4))(torch.zeros(3, 8), torch.zeros(3, 8), torch.zeros(3, 3))",
     ),
     "pe.nn.functional": (
         "sinusoidal(torch.zeros(3), 8)",
+        "timestep_embedding([999.0], 256)",
+        "resample_grid_embedding(torch.zeros(1, 51, 8), 8)",
+        "resample_grid_embedding(torch.zeros(1, 51, 8), 8, old_size=(7, 8))",
         "relative_position_bucket(torch.zeros(3))",
         "position_ids(torch.zeros(2, 3), 0)",
         "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",
         "position_ids(torch.zeros(2, 3, dtype=torch.long), 0, pad_value=2**70)",
+        "relative_position_bucket(torch.zeros(3, dtype=torch.complex64))",
+        "relative_position_bucket(torch.zeros(3, dtype=torch.long), bidirectional='yes')",
+        "sinusoidal(4, 8, device='nowhere')",
+        # RoPE on grids
+        "mrope_position_ids(torch.zeros(1, 3))",
     ),
 }
 

@@ -1,4 +1,4 @@
-"""A complete, tiny Transformer that takes any position method of `pe.nn`.
+"""A complete, tiny causal Transformer (a decoder) that takes any position method of `pe.nn`.
 
 It shows where each method enters: absolute encodings are added to the scaled
 token embeddings before the first layer; rotary embeddings rotate the queries

@@ -1,0 +1,586 @@
+r"""RoPE over grids in torch: axial RoPE (Flux, EVA-02) and M-RoPE (Qwen2-VL, Qwen2.5-VL).
+
+Both rotate pair $i$ of a query or key by $p_{a(i)}\,\theta_i$: its frequency
+times the coordinate of the axis $a(i)$ it follows (`pe.GridRope`). They reuse
+`RotaryEmbedding`'s table and rotation: the cached table holds
+$\cos(p\,\theta_i)$ and $\sin(p\,\theta_i)$ of every pair at integer $p$ (float64
+angles, rounded once), and each section of pairs reads its rows at its own
+axis's coordinates. Fractional coordinates (a resized grid, Flux's float
+``ids``) are computed directly in float64.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from pe._axial import GridRope, axial_rope, grid_positions, grid_rope_presets
+from pe._mrope import (
+    _check_seconds_used,
+    _check_settings,
+    _grids,
+    _seconds,
+    _token_types,
+    mrope,
+    mrope_sequence,
+)
+from pe._validation import MAX_POSITION, check_offset, is_integer
+from pe.nn._rotary import RotaryEmbedding, _check_rotary_layout, _compiling
+
+__all__ = [
+    "AxialRotaryEmbedding",
+    "MultimodalRotaryEmbedding",
+    "grid_position_ids",
+    "mrope_decode_position_ids",
+    "mrope_position_ids",
+]
+
+_TABLE_LIMIT = 1 << 16  # integer coordinates below this are read from the table
+
+
+class _GridRotary(RotaryEmbedding):
+    """Shared machinery: a `RotaryEmbedding` whose pairs follow different coordinates."""
+
+    def _setup(self, rope: GridRope, head_dim: int, base: float, layout: str) -> None:
+        torch.nn.Module.__init__(self)
+        frequencies = rope.frequencies.copy()
+        frequencies.flags.writeable = False
+        self.frequencies = frequencies
+        self.sections = rope.sections
+        self.head_dim = int(head_dim)
+        self.base = float(base)
+        self.layout = _check_rotary_layout(layout, "layout")
+        self.rule = "default"
+        self.attention_factor = 1.0
+        self.rotary_dim = 2 * int(frequencies.size)
+        self._frequencies64 = torch.from_numpy(frequencies.copy())
+        self._axis_of_pair = torch.from_numpy(
+            np.repeat(np.arange(len(rope.sections)), rope.sections)
+        )
+        self._tables: dict[tuple[str, torch.dtype], tuple[Tensor, Tensor]] = {}
+        edges = np.cumsum((0, *rope.sections))
+        self._slices = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
+
+    def _direct(self, positions: Tensor, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+        """Return cos and sin of every pair from its own coordinate, in float64, rounded once."""
+        axis = self._axis_of_pair.to(positions.device)
+        coordinates = positions.to(torch.float64).index_select(-1, axis)
+        angles = coordinates * self._frequencies64.to(positions.device)
+        return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
+
+    def grid_cos_sin(
+        self, positions: Tensor, *, dtype: torch.dtype = torch.float32
+    ) -> tuple[Tensor, Tensor]:
+        """Return cos and sin of every pair at `positions` (``(..., n_axes)``), ``(..., pairs)``.
+
+        Integer coordinates in ``[0, 2**16)`` are read from the cached table
+        (one gather per axis); others, and fractional ones, are computed
+        directly. Both are float64 angles rounded once to `dtype`.
+        """
+        self._check_positions_tensor(positions, "positions")
+        axes = len(self.sections)
+        if positions.dim() == 0 or positions.shape[-1] != axes:
+            raise ValueError(
+                f"positions must have shape (..., {axes}), one coordinate per axis of "
+                f"sections {self.sections}; got {tuple(positions.shape)}"
+            )
+        if _compiling() or positions.is_meta:
+            return self._direct(positions, dtype)
+        if positions.is_floating_point():
+            if positions.numel() and not bool(torch.isfinite(positions).all()):
+                raise ValueError("positions must be finite")
+            low, high = (
+                (float(v) for v in torch.aminmax(positions)) if positions.numel() else (0.0, 0.0)
+            )
+        else:
+            low, high = (int(v) for v in torch.aminmax(positions)) if positions.numel() else (0, 0)
+        if max(-low, high) > MAX_POSITION:
+            raise ValueError(
+                f"positions must lie in [-{MAX_POSITION}, {MAX_POSITION}]; "
+                f"got {low if -low > high else high}"
+            )
+        if positions.is_floating_point() or low < 0 or high >= _TABLE_LIMIT:
+            return self._direct(positions, dtype)
+        table_cos, table_sin = self.table(int(high) + 1, device=positions.device, dtype=dtype)
+        cos = [table_cos[:, a:b][positions[..., axis]] for axis, (a, b) in enumerate(self._slices)]
+        sin = [table_sin[:, a:b][positions[..., axis]] for axis, (a, b) in enumerate(self._slices)]
+        return torch.cat(cos, dim=-1), torch.cat(sin, dim=-1)
+
+    @staticmethod
+    def _check_positions_tensor(positions: Any, name: str) -> None:
+        if (
+            not isinstance(positions, Tensor)
+            or positions.is_complex()
+            or positions.dtype == torch.bool
+        ):
+            got = positions.dtype if isinstance(positions, Tensor) else type(positions).__name__
+            raise TypeError(f"{name} must be a real tensor; got {got}")
+
+    def _shape_grid(self, positions: Tensor, x: Tensor, name: str) -> Tensor:
+        """Fit axis-last positions ``(..., seq, n_axes)`` to `x` ``(..., seq, head_dim)``."""
+        axes = len(self.sections)
+        shape = tuple(positions.shape)
+        seq = x.shape[-2]
+        if positions.dim() < 2 or shape[-1] != axes or shape[-2] != seq:
+            raise ValueError(
+                f"{name} must have shape (..., seq={seq}, {axes}) for x of shape "
+                f"{tuple(x.shape)}; got {shape}"
+            )
+        if positions.dim() == 2 or positions.dim() == x.dim():
+            return positions
+        if positions.dim() == 3 and x.dim() >= 4 and shape[0] in (1, x.shape[0]):
+            return positions.reshape(shape[0], *([1] * (x.dim() - 3)), seq, axes)
+        raise ValueError(
+            f"{name} of shape {shape} are ambiguous for x of shape {tuple(x.shape)}: pass "
+            f"(seq, {axes}), (batch, seq, {axes}) or {x.dim()} dimensions broadcastable to "
+            f"{tuple(x.shape[:-1])} + ({axes},)"
+        )
+
+    def _rotate_grid(self, x: Tensor, positions: Tensor, name: str) -> Tensor:
+        self._check_input(x, name)
+        self._check_positions_tensor(positions, "positions")
+        positions = self._shape_grid(positions, x, "positions").to(x.device)
+        compute = torch.float64 if x.dtype == torch.float64 else torch.float32
+        cos, sin = self.grid_cos_sin(positions, dtype=compute)
+        return self._turn(x, cos, sin, compute, _compiling())
+
+
+class AxialRotaryEmbedding(_GridRotary):
+    r"""Axial RoPE: each axis of a grid position turns its own block of pairs.
+
+    Parameters
+    ----------
+    axes_dim : sequence of int
+        Rotated dimensions per axis, positive even integers; their sum is the
+        head width (Flux: ``(16, 56, 56)``; EVA-02 base: ``(32, 32)``).
+    base : float, default 10000.0
+        The base $b$ of every axis (diffusers' ``theta``, timm's ``temperature``).
+    layout : {"interleaved", "concatenated"}, default "interleaved"
+        Which dimensions of the whole head form a pair (Flux and timm's
+        default: interleaved).
+
+    Notes
+    -----
+    Pairs of axis $a$ turn by $p_a\,b^{-2j/d_a}$ (`pe.axial_rope`), so the
+    score of a query at $p$ and a key at $q$ depends on $q - p$ alone.
+    Positions are axis-last, as Flux's ``ids``: ``(seq, n_axes)`` for every
+    row, ``(batch, seq, n_axes)`` shared by the heads of a 4-D input, or one
+    dimension more than the input without its last, broadcastable.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad `axes_dim`, `base` or `layout`; when called, for inputs whose
+        last dimension is not ``sum(axes_dim)``, positions whose shape does
+        not fit, or coordinates that are not finite or beyond ``±(2**31 - 1)``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import AxialRotaryEmbedding
+    >>> from pe.nn.functional import grid_position_ids
+    >>> rope = AxialRotaryEmbedding.from_preset("flux")
+    >>> ids = grid_position_ids((1, 2, 3))  # (index 0, row, column) of a 2 x 3 latent grid
+    >>> q = k = torch.randn(1, 24, 6, 128)  # (batch, heads, tokens, head_dim)
+    >>> q_rot, k_rot = rope(q, k, ids)
+    >>> q_rot.shape, rope.sections
+    (torch.Size([1, 24, 6, 128]), (8, 28, 28))
+    """
+
+    def __init__(
+        self, axes_dim: Sequence[int], *, base: float = 10000.0, layout: str = "interleaved"
+    ) -> None:
+        rope = axial_rope(axes_dim, base=base)
+        self._setup(rope, 2 * sum(rope.sections), base, layout)
+        self.axes_dim = tuple(2 * s for s in rope.sections)
+
+    @classmethod
+    def from_preset(cls, name: str) -> AxialRotaryEmbedding:
+        """Build the module from an axial preset of `pe.grid_rope_presets` (``"flux"``, ...).
+
+        Examples
+        --------
+        >>> from pe.nn import AxialRotaryEmbedding
+        >>> AxialRotaryEmbedding.from_preset("eva02").axes_dim
+        (32, 32)
+        """
+        axial = [key for key, preset in grid_rope_presets.items() if preset.kind == "axial"]
+        if name not in axial:
+            raise ValueError(f"name must be one of {', '.join(map(repr, axial))}; got {name!r}")
+        preset = grid_rope_presets[name]
+        return cls(preset.widths, base=preset.base, layout=preset.layout)
+
+    def rotate(self, x: Tensor, positions: Tensor) -> Tensor:  # type: ignore[override]
+        """Rotate `x` (``(..., seq, head_dim)``) by grid `positions` (``(..., seq, n_axes)``)."""
+        return self._rotate_grid(x, positions, "x")
+
+    def forward(self, q: Tensor, k: Tensor, positions: Tensor) -> tuple[Tensor, Tensor]:  # type: ignore[override]
+        """Rotate queries and keys at the same grid positions (self-attention over one sequence).
+
+        Parameters
+        ----------
+        q, k : torch.Tensor
+            Floating-point tensors of shape ``(..., seq, head_dim)``.
+        positions : torch.Tensor
+            Integer or real coordinates, ``(seq, n_axes)``, ``(batch, seq,
+            n_axes)`` or broadcastable with one more dimension than ``q``
+            without its last.
+
+        Returns
+        -------
+        tuple of torch.Tensor
+            The rotated queries and keys, in their own dtypes.
+        """
+        return self._rotate_grid(q, positions, "q"), self._rotate_grid(k, positions, "k")
+
+    def extra_repr(self) -> str:
+        return f"axes_dim={self.axes_dim}, base={self.base}, layout={self.layout!r}"
+
+
+class MultimodalRotaryEmbedding(_GridRotary):
+    r"""M-RoPE (Qwen2-VL, Qwen2.5-VL): the head's pairs cut into time, height and width sections.
+
+    Parameters
+    ----------
+    head_dim : int
+        Width of each head; a positive even integer.
+    mrope_section : sequence of int
+        Pairs per axis (temporal, height, width), summing to ``head_dim // 2``.
+    base : float, default 10000.0
+        The base $b$ (``rope_theta``; 1e6 for the Qwen models).
+    layout : {"concatenated", "interleaved"}, default "concatenated"
+        Hugging Face's Qwen2-VL rotates halves (pairs ``(i, i + d/2)``).
+
+    Notes
+    -----
+    Position ids come as transformers makes them: ``(3, batch, seq)`` or
+    ``(3, seq)`` integers, the temporal, height and width id of each token
+    (`pe.nn.functional.mrope_position_ids`). Plain 1-D positions ``(batch,
+    seq)`` are refused rather than copied to the three axes: after an image
+    or a video they are not the model's positions. For a prompt of text
+    alone, pass ``positions.expand(3, -1, -1)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad settings; when called, for inputs of the wrong width, or
+        position ids without a leading axis of 3, of a non-integer dtype or
+        of a shape that does not fit the inputs.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn import MultimodalRotaryEmbedding
+    >>> from pe.nn.functional import mrope_position_ids
+    >>> rope = MultimodalRotaryEmbedding(16, (2, 3, 3), base=1e6)
+    >>> types = torch.tensor([[0, 0, 1, 1, 1, 1, 0]])  # text, a 2 x 2-token image, text
+    >>> ids, deltas = mrope_position_ids(types, image_grid_thw=torch.tensor([[1, 4, 4]]))
+    >>> ids[:, 0]
+    tensor([[0, 1, 2, 2, 2, 2, 4],
+            [0, 1, 2, 2, 3, 3, 4],
+            [0, 1, 2, 3, 2, 3, 4]])
+    >>> q = k = torch.randn(1, 2, 7, 16)
+    >>> rope(q, k, ids)[0].shape
+    torch.Size([1, 2, 7, 16])
+    """
+
+    def __init__(
+        self,
+        head_dim: int,
+        mrope_section: Sequence[int],
+        *,
+        base: float = 10000.0,
+        layout: str = "concatenated",
+    ) -> None:
+        rope = mrope(head_dim, mrope_section, base=base)
+        self._setup(rope, head_dim, base, layout)
+        self.mrope_section = rope.sections
+
+    @classmethod
+    def from_preset(cls, name: str) -> MultimodalRotaryEmbedding:
+        """Build the module from an M-RoPE preset (``"qwen2-vl"``, ``"qwen2.5-vl"``).
+
+        Examples
+        --------
+        >>> from pe.nn import MultimodalRotaryEmbedding
+        >>> rope = MultimodalRotaryEmbedding.from_preset("qwen2-vl")
+        >>> rope.head_dim, rope.mrope_section, rope.base
+        (128, (16, 24, 24), 1000000.0)
+        """
+        kinds = [key for key, preset in grid_rope_presets.items() if preset.kind == "mrope"]
+        if name not in kinds:
+            raise ValueError(f"name must be one of {', '.join(map(repr, kinds))}; got {name!r}")
+        preset = grid_rope_presets[name]
+        return cls(preset.head_dim, preset.widths, base=preset.base, layout=preset.layout)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> MultimodalRotaryEmbedding:  # type: ignore[override]
+        """Build the module from a Qwen2-VL ``config.json`` (or its ``text_config``) as a dict.
+
+        Reads ``head_dim`` (or ``hidden_size // num_attention_heads``),
+        ``rope_theta`` and ``mrope_section`` from ``rope_scaling`` or
+        ``rope_parameters`` (either at the top level or in ``text_config``).
+
+        Examples
+        --------
+        >>> from pe.nn import MultimodalRotaryEmbedding
+        >>> config = {"hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1000000.0,
+        ...           "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}
+        >>> MultimodalRotaryEmbedding.from_config(config).mrope_section
+        (16, 24, 24)
+        """
+        if not isinstance(config, Mapping):
+            raise TypeError(f"config must be a dict; got {type(config).__name__}")
+        text = config.get("text_config")
+        if isinstance(text, Mapping):
+            config = {**config, **text}
+        rope = config.get("rope_scaling") or config.get("rope_parameters") or {}
+        if not isinstance(rope, Mapping) or "mrope_section" not in rope:
+            raise ValueError(
+                "config needs rope_scaling (or rope_parameters) with an mrope_section; got "
+                f"{rope!r}"
+            )
+        head_dim = config.get("head_dim")
+        if head_dim is None:
+            if "hidden_size" not in config or "num_attention_heads" not in config:
+                raise ValueError("config needs head_dim, or hidden_size and num_attention_heads")
+            head_dim = config["hidden_size"] // config["num_attention_heads"]
+        base = config.get("rope_theta", rope.get("rope_theta", 10000.0))
+        return cls(head_dim, rope["mrope_section"], base=base)
+
+    def _axis_last(self, position_ids: Tensor) -> Tensor:
+        self._check_positions_tensor(position_ids, "position_ids")
+        if position_ids.is_floating_point():
+            raise TypeError(
+                f"position_ids must be an integer tensor; got dtype {position_ids.dtype}"
+            )
+        if position_ids.dim() not in (2, 3) or position_ids.shape[0] != 3:
+            raise ValueError(
+                "position_ids must have shape (3, batch, seq) or (3, seq): a temporal, height "
+                f"and width id per token; got {tuple(position_ids.shape)}. 1-D positions are "
+                "not M-RoPE's positions once the prompt holds an image or a video (build them "
+                "with pe.nn.functional.mrope_position_ids); for text alone pass "
+                "positions.expand(3, -1, -1)"
+            )
+        return position_ids.movedim(0, -1)
+
+    def rotate(self, x: Tensor, position_ids: Tensor) -> Tensor:  # type: ignore[override]
+        """Rotate `x` (``(..., seq, head_dim)``) by M-RoPE ids ``(3, [batch,] seq)``.
+
+        The same ids for every head; see `forward`.
+        """
+        return self._rotate_grid(x, self._axis_last(position_ids), "x")
+
+    def forward(self, q: Tensor, k: Tensor, position_ids: Tensor) -> tuple[Tensor, Tensor]:  # type: ignore[override]
+        """Rotate queries and keys by their (temporal, height, width) ids.
+
+        Parameters
+        ----------
+        q, k : torch.Tensor
+            Floating-point tensors of shape ``(batch, heads, seq, head_dim)``
+            (or ``(..., seq, head_dim)``).
+        position_ids : torch.Tensor
+            Integer ids of shape ``(3, batch, seq)`` or ``(3, seq)``.
+
+        Returns
+        -------
+        tuple of torch.Tensor
+            The rotated queries and keys, in their own dtypes.
+        """
+        ids = self._axis_last(position_ids)
+        return self._rotate_grid(q, ids, "q"), self._rotate_grid(k, ids, "k")
+
+    def extra_repr(self) -> str:
+        return (
+            f"head_dim={self.head_dim}, mrope_section={self.mrope_section}, base={self.base}, "
+            f"layout={self.layout!r}"
+        )
+
+
+def grid_position_ids(shape: Sequence[int], *, device: Any = None) -> Tensor:
+    """Coordinates of every cell of a grid as an int64 tensor ``(prod(shape), len(shape))``.
+
+    The torch form of `pe.grid_positions` (row-major: the last axis fastest).
+    Flux's image ids are ``grid_position_ids((1, rows, columns))``: index 0,
+    then row and column.
+
+    Examples
+    --------
+    >>> from pe.nn.functional import grid_position_ids
+    >>> grid_position_ids((1, 2, 2))
+    tensor([[0, 0, 0],
+            [0, 0, 1],
+            [0, 1, 0],
+            [0, 1, 1]])
+    """
+    return torch.from_numpy(grid_positions(shape)).to(device)
+
+
+def _as_numpy_ints(value: Any, name: str) -> Any:
+    if isinstance(value, Tensor):
+        if value.is_floating_point() or value.dtype == torch.bool:
+            raise TypeError(f"{name} must be an integer tensor; got dtype {value.dtype}")
+        return value.detach().cpu().numpy()
+    return value
+
+
+def mrope_position_ids(
+    token_types: Tensor,
+    image_grid_thw: Tensor | None = None,
+    video_grid_thw: Tensor | None = None,
+    *,
+    attention_mask: Tensor | None = None,
+    spatial_merge_size: int = 2,
+    tokens_per_second: float | None = None,
+    second_per_grid: Tensor | Sequence[float] | None = None,
+    text_after_vision: str = "spatial",
+) -> tuple[Tensor, Tensor]:
+    """M-RoPE position ids of a batch of prompts, and their rope deltas.
+
+    The batched torch form of `pe.mrope_position_ids`, with transformers'
+    arguments: grids are taken in order across the batch, padding (where
+    `attention_mask` is 0) is skipped and gets id 0.
+
+    Parameters
+    ----------
+    token_types : torch.Tensor
+        Integer ``(batch, seq)``: 0 text, 1 image, 2 video (``mm_token_type_ids``).
+    image_grid_thw, video_grid_thw : torch.Tensor, optional
+        ``(count, 3)`` integer grids of every image and video of the batch.
+    attention_mask : torch.Tensor, optional
+        ``(batch, seq)``, 1 for real tokens and 0 for padding.
+    spatial_merge_size, tokens_per_second, second_per_grid, text_after_vision
+        As in `pe.mrope_position_ids` (`second_per_grid`: one per video of
+        the batch).
+
+    Returns
+    -------
+    tuple of torch.Tensor
+        int64 ``position_ids`` ``(3, batch, seq)`` and ``rope_deltas``
+        ``(batch, 1)``, on the device of `token_types`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As `pe.mrope_position_ids`, naming the row; and for a `token_types`
+        or `attention_mask` of the wrong shape or dtype.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn.functional import mrope_position_ids
+    >>> types = torch.tensor([[0, 1, 1, 1, 1, 0], [0, 0, 0, 0, 0, 0]])
+    >>> ids, deltas = mrope_position_ids(types, torch.tensor([[1, 4, 4]]))
+    >>> ids[1, 0], deltas.flatten()
+    (tensor([0, 1, 1, 2, 2, 3]), tensor([-2,  0]))
+    """
+    if not isinstance(token_types, Tensor) or token_types.dim() != 2:
+        got = tuple(token_types.shape) if isinstance(token_types, Tensor) else type(token_types)
+        raise ValueError(f"token_types must be a (batch, seq) integer tensor; got {got}")
+    types = _as_numpy_ints(token_types, "token_types")
+    mask = None
+    if attention_mask is not None:
+        if not isinstance(attention_mask, Tensor) or attention_mask.shape != token_types.shape:
+            got = tuple(attention_mask.shape) if isinstance(attention_mask, Tensor) else "no tensor"
+            raise ValueError(
+                f"attention_mask must be a tensor of the shape of token_types "
+                f"{tuple(token_types.shape)}; got {got}"
+            )
+        mask = attention_mask.detach().cpu().numpy().astype(bool)
+    settings = _check_settings(spatial_merge_size, tokens_per_second, text_after_vision)
+    images = _grids(_as_numpy_ints(image_grid_thw, "image_grid_thw"), "image_grid_thw")
+    videos = _grids(_as_numpy_ints(video_grid_thw, "video_grid_thw"), "video_grid_thw")
+    seconds_values = (
+        second_per_grid.detach().cpu().numpy()
+        if isinstance(second_per_grid, Tensor)
+        else second_per_grid
+    )
+    _check_seconds_used(seconds_values, settings)
+    seconds = _seconds(seconds_values, len(videos))
+    image_iter, video_iter = iter(images), iter(list(zip(videos, seconds, strict=True)))
+    batch, seq = types.shape
+    ids = np.zeros((3, batch, seq), dtype=np.int64)
+    deltas = np.zeros((batch, 1), dtype=np.int64)
+    for row in range(batch):
+        keep = np.ones(seq, dtype=bool) if mask is None else mask[row]
+        try:
+            row_ids, delta = mrope_sequence(
+                _token_types(types[row][keep]), image_iter, video_iter, settings
+            )
+        except ValueError as error:
+            raise ValueError(f"row {row}: {error}") from None
+        ids[:, row, keep] = row_ids
+        deltas[row, 0] = delta
+    for label, left in (("image", image_iter), ("video", video_iter)):
+        remaining = sum(1 for _ in left)
+        if remaining:
+            raise ValueError(
+                f"{label}_grid_thw has {remaining} row(s) more than the batch's runs of "
+                f"{label} tokens"
+            )
+    device = token_types.device
+    return torch.from_numpy(ids).to(device), torch.from_numpy(deltas).to(device)
+
+
+def mrope_decode_position_ids(rope_deltas: Tensor, start: int | Tensor, count: int = 1) -> Tensor:
+    """M-RoPE ids of new tokens after a multimodal prompt: ``start + delta + k`` on all three axes.
+
+    Parameters
+    ----------
+    rope_deltas : torch.Tensor
+        ``(batch, 1)`` integers from `mrope_position_ids`.
+    start : int or torch.Tensor
+        Real (unpadded) tokens before the new ones: an int for the whole
+        batch, or a ``(batch,)`` integer tensor.
+    count : int, default 1
+        How many new tokens.
+
+    Returns
+    -------
+    torch.Tensor
+        int64, shape ``(3, batch, count)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For `rope_deltas` that is not a ``(batch, 1)`` integer tensor, a
+        `start` of the wrong kind or shape, or a negative `count`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from pe.nn.functional import mrope_decode_position_ids
+    >>> mrope_decode_position_ids(torch.tensor([[-2], [0]]), start=6)[:, :, 0]
+    tensor([[4, 6],
+            [4, 6],
+            [4, 6]])
+    """
+    if (
+        not isinstance(rope_deltas, Tensor)
+        or rope_deltas.is_floating_point()
+        or rope_deltas.dim() != 2
+        or rope_deltas.shape[1] != 1
+    ):
+        got = tuple(rope_deltas.shape) if isinstance(rope_deltas, Tensor) else type(rope_deltas)
+        raise ValueError(f"rope_deltas must be a (batch, 1) integer tensor; got {got}")
+    if not is_integer(count) or int(count) < 0:
+        raise ValueError(f"count must be a non-negative integer; got {count!r}")
+    batch = rope_deltas.shape[0]
+    device = rope_deltas.device
+    if isinstance(start, Tensor):
+        if start.is_floating_point() or tuple(start.shape) != (batch,):
+            raise ValueError(
+                f"start must be an int or a ({batch},) integer tensor; got shape "
+                f"{tuple(start.shape)}, dtype {start.dtype}"
+            )
+        first = start.to(device=device, dtype=torch.long)[:, None]
+    else:
+        first = torch.full((batch, 1), check_offset(start, name="start"), device=device)
+    steps = torch.arange(int(count), device=device)[None, :]
+    positions = first + rope_deltas.long() + steps  # (batch, count)
+    return positions[None].expand(3, -1, -1).clone()

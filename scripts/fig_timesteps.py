@@ -1,0 +1,87 @@
+"""The timestep embedding and what each of its settings changes."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from _figstyle import Theme, save_variants
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+import pe
+
+DIM = 64
+STEPS = np.arange(1000)
+
+
+def _heatmap(axes: Axes, theme: Theme, table: np.ndarray, title: str) -> None:
+    axes.imshow(table, cmap=theme.diverging, vmin=-1, vmax=1, aspect="auto")
+    axes.set_xlabel("column")
+    axes.set_ylabel("timestep t")
+    axes.axvline(DIM / 2 - 0.5, color=theme.text, lw=0.8, ls=":")
+    axes.set_title(title, color=theme.text, fontsize="medium")
+
+
+def draw(theme: Theme) -> Figure:
+    figure, grid = plt.subplots(2, 2, figsize=(7.2, 6.4), layout="constrained")
+    ddpm = pe.timestep_embedding(STEPS, DIM, dtype=np.float64)
+    flipped = pe.timestep_embedding(
+        STEPS, DIM, flip_sin_to_cos=True, downscale_freq_shift=0, dtype=np.float64
+    )
+    _heatmap(grid[0, 0], theme, ddpm, "DDPM: [sin | cos], shift 1")
+    _heatmap(grid[0, 1], theme, flipped, "Stable Diffusion: [cos | sin], shift 0")
+
+    periods = grid[1, 0]
+    for (shift, period), colour in zip(
+        ((1.0, 10000.0), (0.0, 10000.0), (1.0, 1000.0)), theme.series, strict=False
+    ):
+        omega = pe.timestep_frequencies(DIM, downscale_freq_shift=shift, max_period=period)
+        periods.plot(
+            np.arange(omega.size),
+            2 * np.pi / omega,
+            color=colour,
+            lw=1.8,
+            label=f"shift {shift:g}, max_period {period:g}",
+        )
+    periods.axhline(1000, color=theme.muted, lw=0.8, ls="--")
+    periods.text(0.5, 1150, "1000 steps", color=theme.muted, fontsize="small")
+    periods.set_yscale("log")
+    periods.set_xlabel("pair i")
+    periods.set_ylabel("period 2π/ω_i (timesteps)")
+    periods.set_title("shift and max_period: the slow end", color=theme.text, fontsize="medium")
+    periods.grid(True, axis="y")
+    periods.legend(loc="upper left", fontsize="small")
+
+    scaled = grid[1, 1]
+    sigma = np.linspace(0, 1, 400)
+    column = 8  # the sine of pair 8
+    for (scale, label), colour in zip(
+        ((1.0, "scale 1 on σ"), (1000.0, "scale 1000 on σ (= t = 1000 σ)")),
+        theme.series,
+        strict=False,
+    ):
+        values = pe.timestep_embedding(
+            sigma, DIM, downscale_freq_shift=0, scale=scale, dtype=np.float64
+        )[:, column]
+        scaled.plot(sigma, values, color=colour, lw=1.8, label=label)
+    scaled.set_xlabel("noise level σ")
+    scaled.set_ylabel(f"column {column} (sin of pair {column})")
+    scaled.set_title("scale: σ in [0, 1] needs ×1000", color=theme.text, fontsize="medium")
+    scaled.set_ylim(-1.1, 1.6)
+    scaled.grid(True)
+    scaled.legend(loc="upper left", fontsize="small")
+    return figure
+
+
+ALT = (
+    "Four panels. Top: heatmaps of a 64-wide timestep embedding for timesteps 0 to 999. "
+    "With DDPM's settings the left half (sines) starts at 0 and the right half (cosines) "
+    "at 1; with Stable Diffusion's settings the halves are swapped. Bottom left: the "
+    "period of each pair on a log scale, rising from 2π; with shift 1 the last pair "
+    "reaches 2π·10000 exactly, with shift 0 a little less, with max_period 1000 ten "
+    "times less. Bottom right: one column against a noise level in [0, 1]: with scale 1 "
+    "it barely moves; multiplied by 1000 it oscillates many times."
+)
+
+if __name__ == "__main__":
+    save_variants(draw, "timesteps", ALT)

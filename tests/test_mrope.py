@@ -1,0 +1,480 @@
+"""M-RoPE (pe.mrope, pe.mrope_position_ids, pe.nn.MultimodalRotaryEmbedding) against transformers.
+
+transformers' Qwen2-VL and Qwen2.5-VL are built here from tiny configurations
+(random weights, nothing downloaded): their rotary embedding with
+``apply_rotary_pos_emb``, ``get_rope_index`` on a prompt that mixes text, an
+image and a video, and ``compute_3d_position_ids`` while decoding after it.
+transformers 5 no longer has ``apply_multimodal_rotary_pos_emb`` (the rotary
+module now picks each section's rows itself); the function of transformers 4
+is restated below in float64 from its source, as is transformers 4's
+``get_rope_index``, which continues the text after a video differently.
+"""
+
+from __future__ import annotations
+
+import itertools
+import types as types_module
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pe
+from pe.nn import MultimodalRotaryEmbedding
+from pe.nn.functional import mrope_decode_position_ids, mrope_position_ids
+
+transformers = pytest.importorskip("transformers")
+qwen2_vl = pytest.importorskip("transformers.models.qwen2_vl.modeling_qwen2_vl")
+qwen2_5_vl = pytest.importorskip("transformers.models.qwen2_5_vl.modeling_qwen2_5_vl")
+
+HEAD_DIM = 16
+SECTION = (2, 3, 3)
+THETA = 1e6
+TEXT = {
+    "hidden_size": 32,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "num_hidden_layers": 1,
+    "intermediate_size": 32,
+    "vocab_size": 64,
+    "bos_token_id": 0,
+    "eos_token_id": 1,
+    "rope_parameters": {
+        "rope_type": "default",
+        "mrope_section": list(SECTION),
+        "rope_theta": THETA,
+    },
+}
+VISION = {
+    "depth": 1,
+    "embed_dim": 16,
+    "hidden_size": 32,
+    "num_heads": 2,
+    "spatial_merge_size": 2,
+    "patch_size": 2,
+    "temporal_patch_size": 2,
+}
+
+# text (3) · image 1x4x6 (2x3 tokens) · text (2) · video 3x4x4 (3x2x2 tokens) · text (3)
+TYPES = [0, 0, 0] + [1] * 6 + [0, 0] + [2] * 12 + [0, 0, 0]
+IMAGES = [[1, 4, 6]]
+VIDEOS = [[3, 4, 4]]
+
+
+@pytest.fixture(scope="module")
+def models() -> dict[str, Any]:
+    config = transformers.Qwen2VLConfig(text_config=TEXT, vision_config=VISION)
+    config25 = transformers.Qwen2_5_VLConfig(
+        text_config=TEXT,
+        vision_config=VISION
+        | {
+            "tokens_per_second": 2,
+            "out_hidden_size": 32,
+            "intermediate_size": 32,
+            "fullatt_block_indexes": [0],
+            "window_size": 8,
+        },
+    )
+    return {
+        "qwen2-vl": qwen2_vl.Qwen2VLModel(config).eval(),
+        "qwen2.5-vl": qwen2_5_vl.Qwen2_5_VLModel(config25).eval(),
+    }
+
+
+def _library_ids(model: Any, name: str, types: torch.Tensor, **kwargs: Any) -> Any:
+    extra = {"second_per_grid_ts": kwargs.pop("seconds")} if "seconds" in kwargs else {}
+    ids = torch.arange(types.numel()).reshape(types.shape)
+    return model.get_rope_index(
+        ids, types, torch.tensor(IMAGES), torch.tensor(VIDEOS), **kwargs, **extra
+    )
+
+
+@pytest.mark.parametrize(("name", "seconds"), [("qwen2-vl", None), ("qwen2.5-vl", [2.0])])
+def test_position_ids_match_get_rope_index(
+    models: dict[str, Any], name: str, seconds: list[float] | None
+) -> None:
+    model = models[name]
+    rate = None if name == "qwen2-vl" else model.config.vision_config.tokens_per_second
+    kwargs: dict[str, Any] = {} if seconds is None else {"seconds": torch.tensor(seconds)}
+    expected, deltas = _library_ids(model, name, torch.tensor([TYPES]), **kwargs)
+    ours = pe.mrope_position_ids(
+        TYPES,
+        image_grid_thw=IMAGES,
+        video_grid_thw=VIDEOS,
+        tokens_per_second=rate,
+        second_per_grid=seconds,
+    )
+    np.testing.assert_array_equal(ours.position_ids, expected[:, 0].numpy())
+    assert ours.delta == int(deltas[0, 0])
+    if name == "qwen2.5-vl":
+        # frames 0, 1, 2 at 2 tokens/s and 2 s per grid step: temporal ids 4 apart
+        video = ours.position_ids[0, 11:23]
+        assert sorted(set(video.tolist())) == [8, 12, 16]
+
+
+@pytest.mark.parametrize("name", ["qwen2-vl", "qwen2.5-vl"])
+def test_batched_left_padded_ids_match_get_rope_index(models: dict[str, Any], name: str) -> None:
+    model = models[name]
+    rate = None if name == "qwen2-vl" else model.config.vision_config.tokens_per_second
+    padded = [0, 0, *TYPES]  # two pads in front of row 1
+    short = [0, 0, 0, 0] + [1] * 6 + [0] * (len(TYPES) - 8)  # row 0: text, the image, text
+    types = torch.tensor([short, padded])
+    mask = torch.ones_like(types)
+    mask[1, :2] = 0
+    images = torch.tensor(IMAGES + IMAGES)  # one per row, in batch order
+    ids = torch.arange(types.numel()).reshape(types.shape)
+    expected, deltas = model.get_rope_index(
+        ids, types, images, torch.tensor(VIDEOS), attention_mask=mask
+    )
+    ours, our_deltas = mrope_position_ids(
+        types, images, torch.tensor(VIDEOS), attention_mask=mask, tokens_per_second=rate
+    )
+    assert torch.equal(ours, expected)
+    assert torch.equal(our_deltas, deltas)
+
+
+@pytest.mark.parametrize("name", ["qwen2-vl", "qwen2.5-vl"])
+def test_decoding_after_the_prompt_matches_compute_3d_position_ids(
+    models: dict[str, Any], name: str
+) -> None:
+    model = models[name]
+    rate = None if name == "qwen2-vl" else model.config.vision_config.tokens_per_second
+    types = torch.tensor([TYPES])
+    input_ids = torch.zeros_like(types)
+    common = {
+        "image_grid_thw": torch.tensor(IMAGES),
+        "video_grid_thw": torch.tensor(VIDEOS),
+        "attention_mask": None,
+        "mm_token_type_ids": types,
+    }
+    model.rope_deltas = None
+    prefill = model.compute_3d_position_ids(
+        input_ids=input_ids, inputs_embeds=None, past_key_values=None, **common
+    )
+    ours, deltas = mrope_position_ids(
+        types, torch.tensor(IMAGES), torch.tensor(VIDEOS), tokens_per_second=rate
+    )
+    assert torch.equal(prefill, ours)
+
+    class Cache:  # what compute_3d_position_ids reads of a KV cache
+        def __init__(self, length: int) -> None:
+            self.length = length
+
+        def get_seq_length(self) -> int:
+            return self.length
+
+    for past in (len(TYPES), len(TYPES) + 4):
+        step = model.compute_3d_position_ids(
+            input_ids=torch.zeros(1, 2, dtype=torch.long),
+            inputs_embeds=torch.zeros(1, 2, 32),
+            past_key_values=Cache(past),
+            **common,
+        )
+        assert torch.equal(step, mrope_decode_position_ids(deltas, start=past, count=2))
+        np.testing.assert_array_equal(
+            step[:, 0].numpy(), pe.mrope_decode_positions(int(deltas[0, 0]), past, 2)
+        )
+
+
+def _reference_cos_sin(position_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """transformers 4's M-RoPE in float64, from its source (apply_multimodal_rotary_pos_emb).
+
+    cos of the doubled head (d values) for each of the three position rows,
+    then chunks of mrope_section * 2 taken in turn from rows 0, 1, 2, 0, 1, 2.
+    """
+    inverse = 1.0 / THETA ** (np.arange(0, HEAD_DIM, 2) / HEAD_DIM)
+    angles = position_ids[..., None].astype(np.float64) * inverse  # (3, batch, seq, d/2)
+    doubled = np.concatenate((angles, angles), axis=-1)
+    edges = np.cumsum((0, *(SECTION * 2)))
+    chunks = [doubled[i % 3][..., a:b] for i, (a, b) in enumerate(itertools.pairwise(edges))]
+    chosen = np.concatenate(chunks, axis=-1)
+    return np.cos(chosen), np.sin(chosen)
+
+
+def test_table_is_float64_rounded_once() -> None:
+    rope = MultimodalRotaryEmbedding(HEAD_DIM, SECTION, base=THETA)
+    ids, _ = mrope_position_ids(
+        torch.tensor([TYPES]), torch.tensor(IMAGES), torch.tensor(VIDEOS), tokens_per_second=2
+    )
+    cos, sin = rope.grid_cos_sin(ids.movedim(0, -1), dtype=torch.float64)
+    ref_cos, ref_sin = _reference_cos_sin(ids.numpy())
+    half = HEAD_DIM // 2
+    np.testing.assert_allclose(cos.numpy(), ref_cos[..., :half], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(sin.numpy(), ref_sin[..., :half], atol=1e-15, rtol=0)
+    cos32, _ = rope.grid_cos_sin(ids.movedim(0, -1))
+    assert cos32.dtype == torch.float32
+    assert torch.equal(cos32, cos.float())  # rounded once from float64
+
+
+@pytest.mark.parametrize("name", ["qwen2-vl", "qwen2.5-vl"])
+def test_rotation_matches_transformers(models: dict[str, Any], name: str) -> None:
+    model = models[name]
+    rate = None if name == "qwen2-vl" else 2
+    ids, _ = mrope_position_ids(
+        torch.tensor([TYPES] * 2),
+        torch.tensor(IMAGES * 2),
+        torch.tensor(VIDEOS * 2),
+        tokens_per_second=rate,
+    )
+    torch.manual_seed(0)
+    q, k = torch.randn(2, 2, len(TYPES), HEAD_DIM), torch.randn(2, 1, len(TYPES), HEAD_DIM)
+    cos, sin = model.language_model.rotary_emb(q, ids)
+    expected = qwen2_vl.apply_rotary_pos_emb(q, k, cos, sin)
+    rope = MultimodalRotaryEmbedding(HEAD_DIM, SECTION, base=THETA)
+    got = rope(q, k, ids)
+    for ours, theirs in zip(got, expected, strict=True):
+        torch.testing.assert_close(ours, theirs, atol=2e-6, rtol=1e-5)
+    # ... and against transformers 4's formula in float64 (the exact rotation)
+    ref_cos, ref_sin = _reference_cos_sin(ids.numpy())
+    x = q.double().numpy()
+    half = HEAD_DIM // 2
+    turned = np.concatenate((-x[..., half:], x[..., :half]), axis=-1)
+    exact = x * ref_cos[:, None] + turned * ref_sin[:, None]
+    np.testing.assert_allclose(got[0].double().numpy(), exact, atol=5e-7, rtol=0)
+
+
+def test_presets_are_the_library_defaults() -> None:
+    text = transformers.Qwen2VLConfig().text_config
+    preset = pe.grid_rope_presets["qwen2-vl"]
+    # the sections default inside the rotary module when a config has none
+    assert tuple(qwen2_vl.Qwen2VLRotaryEmbedding(text).mrope_section) == preset.widths
+    assert text.rope_parameters["rope_theta"] == preset.base
+    assert text.hidden_size // text.num_attention_heads == preset.head_dim
+    vision = transformers.Qwen2VLConfig().vision_config
+    assert vision.spatial_merge_size == preset.spatial_merge_size
+    qwen25 = pe.grid_rope_presets["qwen2.5-vl"]
+    assert (qwen25.widths, qwen25.base, qwen25.head_dim) == (
+        preset.widths,
+        preset.base,
+        preset.head_dim,
+    )
+    rope = MultimodalRotaryEmbedding.from_preset("qwen2.5-vl")
+    np.testing.assert_allclose(
+        rope.frequencies, 1e6 ** (-np.arange(0, 128, 2) / 128), rtol=1e-15, atol=0
+    )
+
+
+def _transformers4_ids(types: list[int], rate: float | None) -> np.ndarray:
+    """Restate transformers 4's get_rope_index (Qwen2.5-VL): text resumes past the block's max."""
+    ids: list[list[int]] = []
+    images, videos = iter(IMAGES), iter(VIDEOS)
+    index, current = 0, 0
+    while index < len(types):
+        kind = types[index]
+        if kind == 0:
+            ids.append([current] * 3)
+            current += 1
+            index += 1
+            continue
+        t, h, w = next(images) if kind == 1 else next(videos)
+        step = 0.0 if kind == 1 else (1.0 if rate is None else rate * 1.0)
+        block = [
+            [current + int(f * step), current + r, current + c]
+            for f in range(t)
+            for r in range(h // 2)
+            for c in range(w // 2)
+        ]
+        ids.extend(block)
+        current = max(max(row) for row in block) + 1
+        index += len(block)
+    result: np.ndarray = np.array(ids, dtype=np.int64).T
+    return result
+
+
+@pytest.mark.parametrize("rate", [None, 2.0, 8.0])
+def test_text_after_vision_max_is_transformers_4(rate: float | None) -> None:
+    ours = pe.mrope_position_ids(
+        TYPES,
+        image_grid_thw=IMAGES,
+        video_grid_thw=VIDEOS,
+        tokens_per_second=rate,
+        text_after_vision="max",
+    )
+    np.testing.assert_array_equal(ours.position_ids, _transformers4_ids(TYPES, rate))
+    spatial = pe.mrope_position_ids(
+        TYPES, image_grid_thw=IMAGES, video_grid_thw=VIDEOS, tokens_per_second=rate
+    )
+    # the two agree until the text after the video; 3 frames outrun its 2 x 2 tokens
+    np.testing.assert_array_equal(spatial.position_ids[:, :23], ours.position_ids[:, :23])
+    assert spatial.position_ids[0, 23] == 10
+    assert ours.position_ids[0, 23] == 8 + (2 if rate is None else int(2 * rate)) + 1
+    # after an image (one frame) they always agree
+    spatial_image, max_image = (
+        pe.mrope_position_ids(
+            TYPES[:11], image_grid_thw=IMAGES, tokens_per_second=rate, text_after_vision=rule
+        ).position_ids
+        for rule in ("spatial", "max")
+    )
+    np.testing.assert_array_equal(spatial_image, max_image)
+
+
+def test_text_alone_is_plain_rope() -> None:
+    ids, delta = pe.mrope_position_ids([0] * 5)
+    np.testing.assert_array_equal(ids, np.tile(np.arange(5), (3, 1)))
+    assert delta == 0
+    rope = MultimodalRotaryEmbedding(HEAD_DIM, SECTION, base=THETA)
+    plain = pe.nn.RotaryEmbedding(HEAD_DIM, base=THETA, layout="concatenated")
+    x = torch.randn(1, 2, 5, HEAD_DIM)
+    torch.testing.assert_close(
+        rope.rotate(x, torch.from_numpy(ids)), plain.rotate(x), atol=0, rtol=0
+    )
+
+
+def test_one_dimensional_positions_are_refused() -> None:
+    rope = MultimodalRotaryEmbedding(HEAD_DIM, SECTION)
+    q = torch.randn(1, 2, 4, HEAD_DIM)
+    with pytest.raises(ValueError, match=r"position_ids must have shape \(3, batch, seq\)"):
+        rope(q, q, torch.arange(4)[None])
+    with pytest.raises(TypeError, match="position_ids must be an integer tensor"):
+        rope(q, q, torch.zeros(3, 1, 4))
+    with pytest.raises(ValueError, match=r"positions must have shape \(\.\.\., seq=4, 3\)"):
+        rope(q, q, torch.zeros(3, 1, 5, dtype=torch.long))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"token_types": [0, 1, 1, 0], "image_grid_thw": [(1, 4, 4)]}, "run of 2 image tokens"),
+        ({"token_types": [0, 1, 1, 1, 1]}, "more image runs than image_grid_thw rows"),
+        ({"token_types": [0, 0], "image_grid_thw": [(1, 4, 4)]}, "1 row\\(s\\) more"),
+        ({"token_types": [0, 3]}, "0 \\(text\\), 1 \\(image\\) or 2 \\(video\\)"),
+        (
+            {"token_types": [1] * 3, "image_grid_thw": [(1, 2, 6)], "spatial_merge_size": 4},
+            "multiples of spatial_merge_size=4",
+        ),
+        ({"token_types": [0], "text_after_vision": "text"}, "text_after_vision must be one of"),
+        ({"token_types": [0], "tokens_per_second": -1.0}, "tokens_per_second must be"),
+        (
+            {
+                "token_types": [2] * 4,
+                "video_grid_thw": [(1, 4, 4)],
+                "second_per_grid": [1, 2],
+                "tokens_per_second": 2,
+            },
+            "one finite number >= 0 per video",
+        ),
+        ({"token_types": [[0, 1]]}, "token_types must be a 1-D integer sequence"),
+        ({"token_types": [0], "second_per_grid": [1.0]}, "read only with tokens_per_second"),
+    ],
+)
+def test_bad_prompts_raise_clear_errors(kwargs: dict[str, Any], message: str) -> None:
+    types = kwargs.pop("token_types")
+    with pytest.raises(ValueError, match=message):
+        pe.mrope_position_ids(types, **kwargs)
+
+
+def test_mrope_checks_its_sections() -> None:
+    with pytest.raises(ValueError, match=r"must sum to head_dim // 2 = 8"):
+        pe.mrope(16, (2, 3, 2))
+    with pytest.raises(TypeError, match="mrope_section must be a sequence"):
+        pe.mrope(16, 8)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="row 1"):
+        mrope_position_ids(torch.tensor([[0, 0], [1, 1]]), torch.tensor([[1, 2, 2]]))
+
+
+@pytest.mark.parametrize("backend", ["aot_eager"])
+def test_compiles_with_fullgraph(backend: str) -> None:
+    torch._dynamo.reset()
+    rope = MultimodalRotaryEmbedding(HEAD_DIM, SECTION, base=THETA)
+    ids, _ = mrope_position_ids(
+        torch.tensor([TYPES] * 2), torch.tensor(IMAGES * 2), torch.tensor(VIDEOS * 2)
+    )
+    q, k = torch.randn(2, 2, len(TYPES), HEAD_DIM), torch.randn(2, 1, len(TYPES), HEAD_DIM)
+    compiled = torch.compile(rope, fullgraph=True, backend=backend)
+    for ours, eager in zip(compiled(q, k, ids), rope(q, k, ids), strict=True):
+        torch.testing.assert_close(ours, eager, atol=1e-6, rtol=1e-6)
+    # the traced angles are the cached table's, bit for bit
+    table = torch.compile(rope.grid_cos_sin, fullgraph=True, backend=backend)
+    axis_last = ids.movedim(0, -1)
+    for ours, eager in zip(table(axis_last), rope.grid_cos_sin(axis_last), strict=True):
+        assert torch.equal(ours, eager)
+
+
+def test_exports() -> None:
+    rope = MultimodalRotaryEmbedding.from_config(
+        {"head_dim": HEAD_DIM, "rope_theta": THETA, "rope_scaling": {"mrope_section": SECTION}}
+    )
+    ids, _ = mrope_position_ids(torch.tensor([TYPES]), torch.tensor(IMAGES), torch.tensor(VIDEOS))
+    q, k = torch.randn(1, 2, len(TYPES), HEAD_DIM), torch.randn(1, 1, len(TYPES), HEAD_DIM)
+    program = torch.export.export(rope, (q, k, ids))
+    for ours, eager in zip(program.module()(q, k, ids), rope(q, k, ids), strict=True):
+        torch.testing.assert_close(ours, eager, atol=1e-6, rtol=1e-6)
+
+
+def test_claims_of_the_page() -> None:
+    """grids/rotary.md: M-RoPE's width pairs are all slower than its height pairs."""
+    rope = pe.grid_rope_presets["qwen2-vl"].rope()
+    time, height, width = np.split(2 * np.pi / rope.frequencies, np.cumsum(rope.sections)[:-1])
+    assert width.min() > height.max() > time.max()
+    assert width.min() > 1000  # columns of any image the model sees: a width pair barely turns
+
+
+# --- random prompts against the library -------------------------------------------------------
+
+_VISION = st.tuples(
+    st.sampled_from([1, 2]),  # 1 image, 2 video
+    st.integers(1, 3),  # frames (images use 1)
+    st.integers(1, 3),  # merged rows
+    st.integers(1, 3),  # merged columns
+)
+_SEGMENTS = st.lists(st.one_of(st.integers(1, 3), _VISION), min_size=1, max_size=6)
+
+
+def _prompt(segments: list[Any]) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """Token types and grids of a prompt: text runs and vision runs, text between runs."""
+    types: list[int] = []
+    images: list[list[int]] = []
+    videos: list[list[int]] = []
+    for segment in segments:
+        if isinstance(segment, int):
+            types += [0] * segment
+            continue
+        kind, frames, rows, columns = segment
+        frames = 1 if kind == 1 else frames
+        if types and types[-1] != 0:
+            types.append(0)  # a vision-end marker between two runs
+        types += [kind] * (frames * rows * columns)
+        (images if kind == 1 else videos).append([frames, 2 * rows, 2 * columns])
+    return types, images, videos
+
+
+@given(
+    segments=_SEGMENTS,
+    rate=st.sampled_from([None, 1, 2, 3]),
+    seconds=st.sampled_from([0.5, 1.0, 2.0]),
+)
+@settings(max_examples=40, deadline=None)
+def test_random_prompts_match_get_rope_index(
+    segments: list[Any], rate: int | None, seconds: float
+) -> None:
+    types, images, videos = _prompt(segments)
+    model_class = qwen2_vl.Qwen2VLModel if rate is None else qwen2_5_vl.Qwen2_5_VLModel
+    vision = {"spatial_merge_size": 2, "tokens_per_second": rate}
+    holder = types_module.SimpleNamespace(
+        config=types_module.SimpleNamespace(vision_config=types_module.SimpleNamespace(**vision))
+    )
+    holder.get_vision_position_ids = model_class.get_vision_position_ids.__get__(holder)
+    extra = {} if rate is None else {"second_per_grid_ts": torch.tensor([seconds] * len(videos))}
+    tensor = torch.tensor([types])
+    expected, delta = model_class.get_rope_index(
+        holder,
+        torch.zeros_like(tensor),
+        tensor,
+        torch.tensor(images) if images else None,
+        torch.tensor(videos) if videos else None,
+        **extra,
+    )
+    ours = pe.mrope_position_ids(
+        types,
+        image_grid_thw=images or None,
+        video_grid_thw=videos or None,
+        tokens_per_second=rate,
+        second_per_grid=[seconds] * len(videos) if rate is not None else None,
+    )
+    np.testing.assert_array_equal(ours.position_ids, expected[:, 0].numpy())
+    assert ours.delta == int(delta[0, 0])
+    text = np.asarray(types) == 0
+    assert np.all(ours.position_ids[:, text] == ours.position_ids[0, text])  # 1-D on text

@@ -98,8 +98,9 @@ ROPE_RULES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 _READ_ELSEWHERE: dict[str, str] = {
     "mrope_section": (
         "multimodal RoPE: transformers turns bands of pairs by separate time, height and "
-        "width positions; pe turns every pair by one position, which is the same rotation "
-        "when the three positions are equal (text tokens)"
+        "width positions; this rotation turns every pair by one position, the same rotation "
+        "when the three positions are equal (text tokens); for images and video use "
+        "pe.mrope and pe.nn.MultimodalRotaryEmbedding"
     ),
     "mrope_interleaved": "the layout of multimodal RoPE's bands (see mrope_section)",
     "llama_4_scaling_beta": (

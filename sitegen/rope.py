@@ -191,15 +191,53 @@ def low_precision_table() -> str:
     return table(headers, rows, align="ll" + "r" * len(case["buckets"]))
 
 
-def speed_table() -> str:
-    """Median time to rotate the benchmark's query and key, and ratios, from one run."""
-    speed = _results()["speed"]
-    ours = speed["median_ms"]["pe eager (cached table)"]
-    rows = [
-        [name, number(value, 1), number(value / ours, 2)]
-        for name, value in sorted(speed["median_ms"].items(), key=lambda item: -item[1])
+def _ratio_rows(medians: dict[str, float], copy: float, digits: int) -> list[list[object]]:
+    return [
+        [name, number(value, digits), f"{value / copy:.2f}×"]
+        for name, value in sorted(medians.items(), key=lambda item: item[1])
     ]
-    return table(["implementation", "median ms", "× pe eager"], rows, align="lrr")
+
+
+def speed_table() -> str:
+    """Tabulate the committed run's prefill and decoding step, each against a copy of q, k."""
+    speed = _results()["speed"]
+    prefill = speed["median_ms"]
+    decode = speed["decode"]
+    copy = "copy of q and k"
+    return "\n\n".join(
+        [
+            f"Prefill: query {tuple(speed['q_shape'])}, key {tuple(speed['k_shape'])}.",
+            table(
+                ["implementation", "median ms", "× a copy"],
+                _ratio_rows(prefill, prefill[copy], 3),
+                align="lrr",
+            ),
+            f"One decoding step: query {tuple(decode['q_shape'])}, key "
+            f"{tuple(decode['k_shape'])}, at position {decode['offset']:,}.",
+            table(
+                ["implementation", "median µs", "× a copy"],
+                _ratio_rows(decode["median_us"], decode["median_us"][copy], 3),
+                align="lrr",
+            ),
+        ]
+    )
+
+
+def speed_summary() -> str:
+    """Say how the committed run compares with its targets, and under what load it ran."""
+    facts = bench_facts()
+    missed = [target for target, met in facts["met"].items() if not met]
+    return (
+        "Against a bare copy of q and k, the prefill takes "
+        f"{facts['prefill_vs_copy']:.2f}× the copy's time in the Llama layout and "
+        f"{facts['prefill_interleaved_vs_copy']:.2f}× in the interleaved one (target "
+        f"{facts['targets']['prefill_vs_copy']}×); one decoding step takes "
+        f"{facts['decode_vs_apply']:.2f}× the time of transformers' `apply_rotary_pos_emb` "
+        "alone, with cos and sin given (target: no more). "
+        + ("Every target met" if not missed else "Missed in this run: " + "; ".join(missed))
+        + f". The machine's load average during the run: {facts['load_average']:.1f} "
+        f"(on {facts['logical_cpus']} logical CPUs); timings on a shared machine are noisy."
+    )
 
 
 def bench_facts() -> dict[str, Any]:
@@ -215,4 +253,14 @@ def bench_facts() -> dict[str, Any]:
         "q_shape": tuple(speed["q_shape"]),
         "k_shape": tuple(speed["k_shape"]),
         "machine": f"{data['machine']['cpu']}, {data['machine']['threads_used']} threads",
+        "load_average": speed["load_average"][0],
+        "logical_cpus": data["machine"]["logical_cpus"],
+        "prefill_vs_copy": speed["median_ms"]["pe eager (concatenated, Llama)"]
+        / speed["median_ms"]["copy of q and k"],
+        "prefill_interleaved_vs_copy": speed["median_ms"]["pe eager (interleaved)"]
+        / speed["median_ms"]["copy of q and k"],
+        "decode_vs_apply": speed["decode"]["median_us"]["pe eager (concatenated, Llama)"]
+        / speed["decode"]["median_us"]["transformers apply only (cos, sin given)"],
+        "targets": speed["targets"],
+        "met": speed["met"],
     }

@@ -110,6 +110,14 @@ EXPECTED = {
             abs=5e-5,
         )
     ),
+    # q = k = (1, 1, 1, 1): each pair of squared length 2 meets its copy at 3·θ_i.
+    "rope_derivation_1": lambda a: (
+        a[0] == pytest.approx(2 * math.cos(3) + 2 * math.cos(3 * 10000 ** (-2 / 4)), abs=5e-7)
+    ),
+    # Concatenated slot j holds interleaved dimension 2j (j < d/2) or 2(j - d/2) + 1.
+    "rope_derivation_2": lambda a: (
+        a[:8] == [2 * j if j < 4 else 2 * (j - 4) + 1 for j in range(8)] and a[8] < 1e-12
+    ),
     "mistakes_1": lambda a: a == [2.4374, 1.5401],
     # Flux: pairs 0-7 follow the index, 8-35 the row (each axis restarts θ = b^(-2j/d_a)),
     # so pair 10 is the row's pair j = 2 of d_a = 56: the row 5 times 10000^(-4/56).

@@ -696,6 +696,166 @@ def test_bad_grid_width_is_named(dim: typing.Any) -> None:
         pe.grid_sincos(4, dim)
 
 
+# --- RotaryEmbedding: table and rotate -------------------------------------------------
+
+rotary_layouts = st.sampled_from(["interleaved", "concatenated"])
+integer_dtypes = st.sampled_from(
+    [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.int64]
+)
+
+
+def rope_reference(
+    x: np.ndarray, positions: np.ndarray, layout: str, rotary_dim: int, base: float
+) -> np.ndarray:
+    """RoPE in float64, written from the formula: pair i at position p turns by p base^(-2i/d)."""
+    out = x.astype(np.float64).copy()
+    half = rotary_dim // 2
+    angles = positions.astype(np.float64)[..., None] * base ** (-2.0 * np.arange(half) / rotary_dim)
+    cos, sin = np.cos(angles), np.sin(angles)
+    index = (
+        (np.arange(0, rotary_dim, 2), np.arange(1, rotary_dim, 2))
+        if layout == "interleaved"
+        else (np.arange(half), np.arange(half, rotary_dim))
+    )
+    first, second = out[..., index[0]], out[..., index[1]]
+    out[..., index[0]] = first * cos - second * sin
+    out[..., index[1]] = first * sin + second * cos
+    result: np.ndarray = out
+    return result
+
+
+@FAST
+@given(
+    pairs=st.integers(1, 24),
+    rotated=st.integers(1, 24),
+    layout=rotary_layouts,
+    base=bases,
+    batch=st.integers(1, 3),
+    seq=st.integers(0, 12),
+    offset=st.one_of(st.integers(-5000, 5000), st.integers(-(2**31) + 100, 2**31 - 100)),
+    dtype=integer_dtypes,
+    use_positions=st.booleans(),
+)
+def test_rotary_matches_the_float64_formula(
+    pairs: int,
+    rotated: int,
+    layout: str,
+    base: float,
+    batch: int,
+    seq: int,
+    offset: int,
+    dtype: torch.dtype,
+    use_positions: bool,
+) -> None:
+    head_dim = 2 * pairs
+    rotary_dim = 2 * min(rotated, pairs)
+    rope = pe.nn.RotaryEmbedding(
+        head_dim, base=base, layout=layout, partial_rotary_factor=rotary_dim / head_dim
+    )
+    assert rope.rotary_dim == rotary_dim
+    x = torch.randn(batch, seq, head_dim, generator=torch.Generator().manual_seed(seq))
+    positions = np.arange(offset, offset + seq)
+    if use_positions:
+        info = torch.iinfo(dtype)
+        positions = np.clip(positions, info.min, info.max)
+        got = rope.rotate(x, positions=torch.from_numpy(positions).to(dtype))
+    else:
+        got = rope.rotate(x, offset=offset)
+    expected = rope_reference(x.numpy(), positions, layout, rotary_dim, base)
+    # float32 cos, sin and products; then float64 angles p * theta whose theta may differ
+    # from the reference's by an ulp or two: an error that grows with |p|.
+    farthest = int(np.abs(positions).max(initial=0))
+    np.testing.assert_allclose(
+        got.double().numpy(), expected, atol=1e-5 + farthest * 2.0**-48, rtol=0
+    )
+    assert torch.equal(got[..., rotary_dim:], x[..., rotary_dim:])
+    assert all(table.shape[0] <= max(256, 8 * seq) for table in rope._tables.values())
+
+
+@FAST
+@given(
+    length=st.integers(0, 3000),
+    pairs=st.integers(1, 32),
+    layout=rotary_layouts,
+    dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16, torch.float16]),
+)
+def test_rotary_table_is_the_formula_for_any_length(
+    length: int, pairs: int, layout: str, dtype: torch.dtype
+) -> None:
+    rope = pe.nn.RotaryEmbedding(2 * pairs, layout=layout)
+    cos, sin = rope.table(length, dtype=dtype)
+    assert cos.shape == sin.shape == (length, pairs)
+    assert cos.dtype == sin.dtype == dtype
+    angles = np.arange(length)[:, None] * rope.frequencies
+    bound = {torch.float32: 2**-24, torch.float64: 2**-51}.get(dtype, 2**-7)
+    np.testing.assert_allclose(cos.double().numpy(), np.cos(angles), atol=bound, rtol=0)
+    np.testing.assert_allclose(sin.double().numpy(), np.sin(angles), atol=bound, rtol=0)
+
+
+junk = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=True),
+    st.integers(-(2**70), -1),
+    st.text(max_size=5),
+    st.just(torch.int32),
+    st.just(torch.zeros(2)),
+    st.just([1, 2]),
+)
+
+
+# Lengths that would build a table are kept small; larger ones must be refused by size.
+junk_lengths = st.one_of(junk, st.integers(-(2**70), 3000), st.integers(2**31 - 1, 2**70))
+
+
+@FAST
+@given(length=junk_lengths, dtype=junk, device=junk)
+def test_rotary_table_refuses_junk_clearly(
+    length: typing.Any, dtype: typing.Any, device: typing.Any
+) -> None:
+    rope = pe.nn.RotaryEmbedding(8)
+    try:
+        cos, _ = rope.table(length, dtype=dtype, device=device)
+    except (TypeError, ValueError) as error:
+        assert str(error)
+        return
+    # Accepted only when every argument was valid.
+    assert isinstance(length, int)
+    assert not isinstance(length, bool)
+    assert 0 <= length < 2**31
+    assert cos.shape == (length, 4)
+
+
+@FAST
+@given(
+    offset=junk,
+    positions=st.one_of(
+        st.none(),
+        st.just(torch.tensor([1.5, 2.0])),
+        st.just(torch.tensor([True, False])),
+        st.just(torch.arange(3)),
+        st.just(torch.arange(2)[None].expand(5, 2)),
+        st.just(torch.tensor([2**40, 0])),
+        st.just(torch.tensor([0, 1], dtype=torch.uint8)),
+        st.just(torch.arange(2, device="meta")),
+        st.just(np.arange(2)),
+    ),
+    shape=st.sampled_from([(2, 8), (3, 2, 8), (1, 4, 2, 8), (2, 6), (8,)]),
+)
+def test_rotary_rotate_refuses_junk_clearly(
+    offset: typing.Any, positions: typing.Any, shape: typing.Any
+) -> None:
+    rope = pe.nn.RotaryEmbedding(8)
+    x = torch.zeros(shape)
+    try:
+        out = rope.rotate(x, offset=offset, positions=positions)
+    except (TypeError, ValueError) as error:
+        assert str(error)
+        return
+    assert out.shape == x.shape
+    assert bool(torch.isfinite(out).all())
+
+
 # ------------------------------------ RoPE configurations (rope_frequencies, from_config)
 ROPE_BASES = st.floats(2.0, 1e7)
 FACTORS = st.floats(1.0, 100.0)

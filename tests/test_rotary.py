@@ -1,4 +1,5 @@
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -203,14 +204,16 @@ def test_table_is_cached_per_device_and_dtype_and_grows_by_powers_of_two() -> No
     rope = RotaryEmbedding(8)
     x = torch.randn(1, 300, 8)
     rope.rotate(x)
-    cos, _ = rope._tables[("cpu", torch.float32)]
-    assert cos.shape == (512, 4)
+    table = rope._tables[("cpu", torch.float32)]
+    assert table.shape == (512, 4)  # interleaved: one complex cos + i sin per pair
     rope.rotate(x, offset=100)  # fits: the same table object
-    assert rope._tables[("cpu", torch.float32)][0] is cos
+    assert rope._tables[("cpu", torch.float32)] is table
     rope.rotate(x.double())
     assert set(rope._tables) == {("cpu", torch.float32), ("cpu", torch.float64)}
-    rope.rotate(x, offset=300)
-    assert rope._tables[("cpu", torch.float32)][0].shape == (1024, 4)
+    rope.rotate(x, offset=300)  # 600 positions, 300 of them asked for: grows
+    assert rope._tables[("cpu", torch.float32)].shape == (1024, 4)
+    cos, _sin = rope.table(1024)
+    assert cos.data_ptr() == rope._tables[("cpu", torch.float32)].data_ptr()  # a view
 
 
 def test_casting_the_module_does_not_round_the_frequencies() -> None:
@@ -458,3 +461,213 @@ def test_meta_tensors_give_meta_results_without_reading_values() -> None:
     ):
         assert rotated.is_meta
         assert rotated.shape == q.shape
+
+
+# --- hostile input and the cost of a call (issue 22) ----------------------------------
+
+
+def reference_rotation(
+    x: torch.Tensor, positions: np.ndarray, layout: str, rotary_dim: int, base: float = 10000.0
+) -> np.ndarray:
+    """RoPE in float64 from the formula: pair i at position p turns by p * base**(-2i/d)."""
+    values = x.double().numpy().copy()
+    half = rotary_dim // 2
+    theta = base ** (-2.0 * np.arange(half) / rotary_dim)
+    angles = np.asarray(positions, dtype=np.float64)[..., None] * theta
+    cos, sin = np.cos(angles), np.sin(angles)
+    if layout == "interleaved":
+        first, second = values[..., 0:rotary_dim:2], values[..., 1:rotary_dim:2]
+    else:
+        first, second = values[..., :half], values[..., half:rotary_dim]
+    turned_first, turned_second = first * cos - second * sin, first * sin + second * cos
+    if layout == "interleaved":
+        values[..., 0:rotary_dim:2], values[..., 1:rotary_dim:2] = turned_first, turned_second
+    else:
+        values[..., :half], values[..., half:rotary_dim] = turned_first, turned_second
+    result: np.ndarray = values
+    return result
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.uint8,
+        torch.uint16,
+        torch.uint32,
+        torch.uint64,
+    ],
+)
+def test_positions_of_every_integer_dtype_are_positions(dtype: torch.dtype) -> None:
+    """uint8 once indexed as a boolean mask (rotating by 0, 1, 2, 3); int8 raised IndexError."""
+    rope = RotaryEmbedding(8)
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(1))
+    got = rope.rotate(x, positions=torch.tensor([3, 3, 3, 3], dtype=dtype))
+    expected = reference_rotation(x, np.full(4, 3), "interleaved", 8)
+    np.testing.assert_allclose(got.double().numpy(), expected, atol=1e-6)
+
+
+def test_negative_small_and_huge_unsigned_positions() -> None:
+    rope = RotaryEmbedding(8, layout="concatenated")
+    x = torch.randn(3, 8, generator=torch.Generator().manual_seed(2))
+    got = rope.rotate(x, positions=torch.tensor([-3, 0, 100], dtype=torch.int8))
+    expected = reference_rotation(x, np.array([-3, 0, 100]), "concatenated", 8)
+    np.testing.assert_allclose(got.double().numpy(), expected, atol=1e-6)
+    huge = torch.tensor([0, 2**63 + 5, 1], dtype=torch.uint64)  # wraps negative as int64
+    with pytest.raises(ValueError, match=r"positions must lie in .* got 9223372036854775813"):
+        rope.rotate(x, positions=huge)
+
+
+def test_convert_rotary_layout_leaves_the_unrotated_part_of_a_partial_head_alone() -> None:
+    """Phi-2 style heads rotate a prefix: only its pairs move, and scores stay the same."""
+    torch.manual_seed(3)
+    interleaved = RotaryEmbedding(16, layout="interleaved", partial_rotary_factor=0.5)
+    concatenated = RotaryEmbedding(16, layout="concatenated", partial_rotary_factor=0.5)
+    q, k = torch.randn(2, 6, 16, dtype=torch.float64), torch.randn(2, 6, 16, dtype=torch.float64)
+
+    def move(x: torch.Tensor) -> torch.Tensor:
+        return convert_rotary_layout(x, "interleaved", "concatenated", rotary_dim=8)
+
+    torch.testing.assert_close(move(q)[..., 8:], q[..., 8:], rtol=0, atol=0)
+    before = interleaved.rotate(q) @ interleaved.rotate(k).transpose(-1, -2)
+    after = concatenated.rotate(move(q)) @ concatenated.rotate(move(k)).transpose(-1, -2)
+    torch.testing.assert_close(after, before, rtol=1e-12, atol=1e-12)
+    # The whole-head conversion is not the same thing for a partial head.
+    wrong = convert_rotary_layout(q, "interleaved", "concatenated")
+    assert (wrong - move(q)).abs().max() > 0.1
+    back = convert_rotary_layout(move(q), "concatenated", "interleaved", rotary_dim=8)
+    torch.testing.assert_close(back, q, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("rotary_dim", "error"),
+    [(0, ValueError), (3, ValueError), (18, ValueError), (4.0, TypeError), (True, TypeError)],
+)
+def test_convert_rotary_layout_checks_rotary_dim(rotary_dim: Any, error: type) -> None:
+    with pytest.raises(error, match="rotary_dim must be a positive even integer"):
+        convert_rotary_layout(
+            torch.zeros(2, 16), "interleaved", "concatenated", rotary_dim=rotary_dim
+        )
+
+
+def test_table_refuses_bad_lengths_dtypes_and_devices() -> None:
+    rope = RotaryEmbedding(8)
+    with pytest.raises(ValueError, match="length must be a non-negative integer; got -5"):
+        rope.table(-5)
+    with pytest.raises(TypeError, match="length must be a non-negative integer"):
+        rope.table(2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"dtype must be a floating-point torch dtype.*int32"):
+        rope.table(10, dtype=torch.int32)
+    with pytest.raises(TypeError, match="device must name a torch device; got 'gpu0'"):
+        rope.table(10, device="gpu0")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="device 'cuda' is not available here"):
+            rope.table(10, device="cuda")
+    with pytest.raises(ValueError, match="would have shape"):
+        RotaryEmbedding(128).table(2**31 - 1)  # refused before allocating 1 TiB
+    assert rope._tables == {}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_table_values_are_the_formula_rounded_once(layout: str, dtype: torch.dtype) -> None:
+    rope = RotaryEmbedding(12, layout=layout, partial_rotary_factor=2 / 3)
+    cos, sin = rope.table(300, dtype=dtype)
+    assert cos.shape == sin.shape == (300, 4)
+    assert cos.dtype == dtype
+    # The frequencies themselves are checked against the formula and transformers elsewhere.
+    np.testing.assert_allclose(rope.frequencies, 10000.0 ** (-2.0 * np.arange(4) / 8), rtol=1e-15)
+    angles = np.arange(300)[:, None] * rope.frequencies
+    for got, exact in ((cos, np.cos(angles)), (sin, np.sin(angles))):
+        rounded = torch.from_numpy(exact).to(dtype)  # float64 rounded once to the dtype
+        # float64: torch's and numpy's cos may differ by one unit in the last place.
+        ulp = 2**-52 if dtype == torch.float64 else 0.0
+        torch.testing.assert_close(got, rounded, rtol=0, atol=ulp)
+
+
+def test_offset_and_positions_together_are_refused() -> None:
+    rope = RotaryEmbedding(8)
+    x = torch.zeros(4, 8)
+    with pytest.raises(ValueError, match="give either offset or x positions, not both"):
+        rope.rotate(x, offset=3, positions=torch.arange(4))
+    with pytest.raises(ValueError, match="give either offset or k positions, not both"):
+        rope(x, x, k_positions=torch.arange(4), offset=2)
+
+
+def test_positions_of_a_shape_that_does_not_broadcast_or_on_meta_are_named() -> None:
+    rope = RotaryEmbedding(8)
+    x = torch.zeros(2, 3, 4, 8)
+    with pytest.raises(ValueError, match=r"x positions of shape \(3, 3, 4\) are ambiguous"):
+        rope.rotate(x, positions=torch.zeros(3, 3, 4, dtype=torch.long))
+    with pytest.raises(ValueError, match="x positions are on the meta device"):
+        rope.rotate(x, positions=torch.arange(4, device="meta"))
+
+
+def test_a_far_decode_step_computes_its_row_and_keeps_no_table() -> None:
+    """One token at 2**20 once built a 1 GiB table (6.7 s); now it costs one row."""
+    rope = RotaryEmbedding(128)
+    token = torch.randn(1, 4, 1, 128, generator=torch.Generator().manual_seed(6))
+    got = rope.rotate(token, offset=2**20)
+    assert all(table.shape[0] <= 256 for table in rope._tables.values())
+    expected = reference_rotation(token, np.array([2**20]), "interleaved", 128)
+    np.testing.assert_allclose(got.double().numpy(), expected, atol=2e-6)
+    same = rope.rotate(token, positions=torch.tensor([2**20]))
+    torch.testing.assert_close(same, got, rtol=0, atol=0)
+    # A chunk far out (300 positions at 5,000) is computed for itself too: a table
+    # would hold 8,192 rows, more than four times what was asked for.
+    chunk = torch.randn(300, 128, generator=torch.Generator().manual_seed(7))
+    got = rope.rotate(chunk, offset=5000)
+    assert all(table.shape[0] <= 256 for table in rope._tables.values())
+    expected = reference_rotation(chunk, np.arange(5000, 5300), "interleaved", 128)
+    np.testing.assert_allclose(got.double().numpy(), expected, atol=2e-6)
+    # A prefill from 0 builds the table, and the decode steps after it read it.
+    rope.rotate(torch.randn(1000, 128))
+    assert rope._tables[("cpu", torch.float32)].shape[0] == 1024
+
+
+# torch's first jvp loads its decompositions through torch.jit.script, which warns (torch 2.13).
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_vmap_and_jvp_give_the_rotation(layout: str) -> None:
+    """The rotation is linear, so its jvp in any direction is the rotated direction."""
+    rope = RotaryEmbedding(16, layout=layout, partial_rotary_factor=0.5)
+    x = torch.randn(3, 5, 16, generator=torch.Generator().manual_seed(8))
+    direction = torch.randn(3, 5, 16, generator=torch.Generator().manual_seed(9))
+    batched = torch.func.vmap(lambda row: rope.rotate(row, offset=2))(x)
+    torch.testing.assert_close(batched, rope.rotate(x, offset=2))
+    value, tangent = torch.func.jvp(lambda t: rope.rotate(t, offset=2), (x,), (direction,))[:2]
+    torch.testing.assert_close(value, rope.rotate(x, offset=2))
+    torch.testing.assert_close(tangent, rope.rotate(direction, offset=2))
+    expected = reference_rotation(direction, np.arange(2, 7), layout, 8)
+    np.testing.assert_allclose(tangent.double().numpy(), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_strided_and_half_precision_inputs_match_the_formula(layout: str) -> None:
+    """Views the complex path cannot read (odd strides) and bfloat16 take the other paths."""
+    rope = RotaryEmbedding(8, layout=layout)
+    wide = torch.randn(5, 9, generator=torch.Generator().manual_seed(10))
+    odd = wide[:, 1:]  # storage offset 1: no complex view
+    expected = reference_rotation(odd, np.arange(3, 8), layout, 8)
+    np.testing.assert_allclose(rope.rotate(odd, offset=3).double().numpy(), expected, atol=1e-6)
+    half = rope.rotate(odd.bfloat16(), offset=3)
+    assert half.dtype == torch.bfloat16
+    np.testing.assert_allclose(half.double().numpy(), expected, atol=0.05)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_a_decoding_step_turns_q_and_k_together_with_the_same_result(layout: str) -> None:
+    """forward turns a small q and k as one tensor: the same values, each contiguous."""
+    rope = RotaryEmbedding(16, layout=layout, partial_rotary_factor=0.5)
+    q = torch.randn(3, 4, 1, 16, generator=torch.Generator().manual_seed(11))
+    k = torch.randn(3, 2, 1, 16, generator=torch.Generator().manual_seed(12))
+    q_rot, k_rot = rope(q, k, offset=4000)
+    assert q_rot.is_contiguous()
+    assert k_rot.is_contiguous()
+    torch.testing.assert_close(q_rot, rope.rotate(q, offset=4000), rtol=0, atol=0)
+    torch.testing.assert_close(k_rot, rope.rotate(k, offset=4000), rtol=0, atol=0)
+    expected = reference_rotation(k, np.array([4000]), layout, 8)
+    np.testing.assert_allclose(k_rot.double().numpy(), expected, atol=2e-6)

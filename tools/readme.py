@@ -68,19 +68,34 @@ def _rope_rows(rope: dict[str, Any]) -> list[str]:
     cases = rope["accuracy"]
     speed = rope["speed"]
     ms = speed["median_ms"]
+    steps = speed["decode"]["median_us"]
+    copy, apply = "copy of q and k", "transformers apply only (cos, sin given)"
+    llama, interleaved = "pe eager (concatenated, Llama)", "pe eager (interleaved)"
+    met = speed["met"]
     accuracy = "; ".join(
         f"{case['case']}: `pe` {case['ours_max_error']:.1e}, transformers "
         f"{case['transformers_max_error']:.1e}"
         for case in cases
     )
+    fastest_peer = min(
+        (name for name in ms if not name.startswith("pe ") and name != copy), key=ms.__getitem__
+    )
+    missed = [target for target, ok in met.items() if not ok]
     return [
         f"| RoPE cos/sin cache, float32, positions to 2^20 (head_dim {rope['head_dim']}, "
         f"base {rope['base']:g}) | largest error against mpmath: {accuracy} | `make bench` |",
-        f"| RoPE on q {tuple(speed['q_shape'])} and k {tuple(speed['k_shape'])} "
-        f"| `pe` {ms['pe eager (cached table)']:.0f} ms eager "
-        f"({speed['speedup_vs_transformers_eager']:.1f}× transformers eager, "
-        f"{speed['speedup_vs_transformers_compiled']:.1f}× transformers compiled; "
-        f"targets 1.5× and 1×), {ms['pe compiled']:.0f} ms compiled | `make bench` |",
+        f"| RoPE prefill, CPU, q {tuple(speed['q_shape'])} and k {tuple(speed['k_shape'])} "
+        f"| `pe` {ms[llama]:.0f} ms (Llama layout) and {ms[interleaved]:.0f} ms (interleaved): "
+        f"{ms[llama] / ms[copy]:.2f}× and {ms[interleaved] / ms[copy]:.2f}× a bare copy of q "
+        f"and k (target {speed['targets']['prefill_vs_copy']}×); fastest other: "
+        f"{fastest_peer} {ms[fastest_peer]:.0f} ms | `make bench` |",
+        f"| RoPE decoding step, CPU, one token at {speed['decode']['offset']:,} "
+        f"| `pe` {steps[llama]:.0f} µs, transformers' apply alone (cos, sin given) "
+        f"{steps[apply]:.0f} µs (target: no slower); load average "
+        f"{speed['load_average'][0]:.1f} | `make bench` |",
+        "| RoPE speed targets | "
+        + ("all met" if not missed else "missed: " + "; ".join(missed))
+        + " | `make bench` |",
     ]
 
 

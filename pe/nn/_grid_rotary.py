@@ -62,7 +62,8 @@ class _GridRotary(RotaryEmbedding):
         self._axis_of_pair = torch.from_numpy(
             np.repeat(np.arange(len(rope.sections)), rope.sections)
         )
-        self._tables: dict[tuple[str, torch.dtype], tuple[Tensor, Tensor]] = {}
+        self._tables: dict[tuple[str, torch.dtype], Tensor] = {}
+        self._recent: dict[tuple[torch.device, torch.dtype, int, int], tuple[Tensor, ...]] = {}
         edges = np.cumsum((0, *rope.sections))
         self._slices = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
 
@@ -147,7 +148,7 @@ class _GridRotary(RotaryEmbedding):
         positions = self._shape_grid(positions, x, "positions").to(x.device)
         compute = torch.float64 if x.dtype == torch.float64 else torch.float32
         cos, sin = self.grid_cos_sin(positions, dtype=compute)
-        return self._turn(x, cos, sin, compute, _compiling())
+        return self._turn_cos_sin(x, cos, sin, compute)
 
 
 class AxialRotaryEmbedding(_GridRotary):

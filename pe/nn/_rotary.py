@@ -31,7 +31,14 @@ from torch import Tensor, nn
 from pe._deprecation import deprecated
 from pe._layout import layout_permutation
 from pe._rope import _base, _rule_of, layer_parameters, rope_frequencies
-from pe._validation import MAX_POSITION, check_d_model, check_offset, is_integer
+from pe._validation import (
+    MAX_POSITION,
+    check_d_model,
+    check_length,
+    check_offset,
+    check_size,
+    is_integer,
+)
 from pe.nn._common import check_layout_choice
 
 __all__ = ["RotaryEmbedding", "convert_rotary_layout"]
@@ -47,13 +54,18 @@ def _check_rotary_layout(value: Any, name: str) -> str:
     return check_layout_choice(value, name, _LAYOUTS)
 
 
-def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
+def convert_rotary_layout(
+    x: Tensor, source: str, target: str, *, rotary_dim: int | None = None
+) -> Tensor:
     """Reorder the last dimension of queries, keys (or projection rows) between layouts.
 
     ``interleaved`` pairs dimensions ``(2i, 2i + 1)``; ``concatenated`` pairs
     ``(i, i + d/2)``, the words `pe.convert_layout` uses for the same orders.
     Converting both queries and keys leaves every attention score unchanged; for
     a model's weights, permute the output rows of the query and key projections.
+    A head that rotates only its first `rotary_dim` dimensions (partial
+    rotary, `RotaryEmbedding.rotary_dim`) pairs only those: pass `rotary_dim`,
+    and the rest of the head keeps its place.
 
     Parameters
     ----------
@@ -62,6 +74,9 @@ def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     source, target : {"interleaved", "concatenated"}
         The layouts to convert from and to (``"half"``, pe 0.1.0's name for
         ``"concatenated"``, still works with a `DeprecationWarning`).
+    rotary_dim : int, optional
+        Number of leading dimensions that form the pairs: a positive even
+        integer no larger than ``x.shape[-1]`` (default: all of them).
 
     Returns
     -------
@@ -71,8 +86,9 @@ def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     Raises
     ------
     TypeError, ValueError
-        For an `x` that is not a tensor of at least one dimension, or an
-        unknown layout.
+        For an `x` that is not a tensor of at least one dimension, an unknown
+        layout, or a `rotary_dim` that is not a positive even integer up to
+        the last dimension of `x`.
 
     Examples
     --------
@@ -80,23 +96,72 @@ def convert_rotary_layout(x: Tensor, source: str, target: str) -> Tensor:
     >>> from pe.nn.functional import convert_rotary_layout
     >>> convert_rotary_layout(torch.arange(6.0), "interleaved", "concatenated")
     tensor([0., 2., 4., 1., 3., 5.])
+    >>> convert_rotary_layout(torch.arange(6.0), "interleaved", "concatenated", rotary_dim=4)
+    tensor([0., 2., 1., 3., 4., 5.])
     """
     if not isinstance(x, Tensor) or x.dim() == 0:
         got = "a 0-d tensor" if isinstance(x, Tensor) else type(x).__name__
         raise TypeError(f"x must be a tensor with at least one dimension; got {got}")
     source = _check_rotary_layout(source, "source")
     target = _check_rotary_layout(target, "target")
-    perm = layout_permutation(x.shape[-1], source, target)  # type: ignore[arg-type]
-    return x[..., torch.from_numpy(np.asarray(perm)).to(x.device)]
+    width = x.shape[-1]
+    if rotary_dim is None:
+        rotary_dim = width
+    elif not is_integer(rotary_dim):
+        raise TypeError(f"rotary_dim must be a positive even integer; got {rotary_dim!r}")
+    rotary_dim = int(rotary_dim)
+    if rotary_dim <= 0 or rotary_dim % 2 or rotary_dim > width:
+        raise ValueError(
+            "rotary_dim must be a positive even integer no larger than the last dimension of x "
+            f"({width}); got {rotary_dim}"
+        )
+    perm = np.arange(width)
+    perm[:rotary_dim] = layout_permutation(rotary_dim, source, target)  # type: ignore[arg-type]
+    return x[..., torch.from_numpy(perm).to(x.device)]
 
 
 _TABLE_MIN = 256  # shortest table kept; tables grow to the next power of two
-_TABLE_DIRECT = 1 << 16  # positions above this, and sparse, are computed directly
+_BLOCK = 1 << 16  # positions computed at once when building a table (float64 temporaries)
+_FUSED = 1 << 16  # q and k of at most this many values in all are turned as one tensor
+_RECENT = 8  # rows of recent (offset, length) requests kept: every layer of a step asks alike
 
 
 def _compiling() -> bool:
     """Tell whether dynamo or torch.export is tracing (no cache, no host sync then)."""
     return bool(torch.compiler.is_compiling() or torch.compiler.is_exporting())
+
+
+def _check_device(device: Any) -> torch.device:
+    """Return `device` as a `torch.device` after checking this build of torch can use it."""
+    if device is None:
+        return torch.device("cpu")
+    try:
+        checked = torch.device(device)
+    except (OverflowError, RuntimeError, TypeError, ValueError) as error:
+        raise TypeError(f"device must name a torch device; got {device!r} ({error})") from None
+    try:
+        torch.empty(0, device=checked)
+    except (AssertionError, RuntimeError) as error:
+        raise ValueError(f"device {str(checked)!r} is not available here: {error}") from None
+    return checked
+
+
+_is_wrapped = getattr(torch._C._functorch, "is_functorch_wrapped_tensor", None)
+
+
+def _transformed(x: Tensor) -> bool:
+    """Tell whether `x` is wrapped by a `torch.func` transform (vmap, jvp, grad)."""
+    return _is_wrapped is None or bool(_is_wrapped(x))
+
+
+def _complex_view(x: Tensor) -> bool:
+    """Tell whether `x` (float32 or float64) can be read as complex numbers in place."""
+    return (
+        x.device.type in ("cpu", "cuda", "meta")
+        and x.stride(-1) == 1
+        and x.storage_offset() % 2 == 0
+        and all(stride % 2 == 0 for stride in x.stride()[:-1])
+    )
 
 
 # Keys that hold RoPE settings, and the keys under which a wrapper config (multimodal,
@@ -251,11 +316,17 @@ class RotaryEmbedding(nn.Module):
     float64 from integer positions and rounded once to float32 (float64 for
     float64 inputs): within half a float32 unit of the exact value at any
     position. The table is kept per device and dtype and grows, to the next
-    power of two, when a longer sequence arrives; it is a plain attribute,
-    not a buffer, so ``module.to(torch.bfloat16)`` cannot round the
-    frequencies. The rotation is done in float32 and the result cast back to
-    the input's dtype. Under ``torch.compile`` and ``torch.export`` the same
-    float64 formula runs inside the graph instead of a table lookup.
+    power of two, when a call needs positions past its end and asks for at
+    least a quarter of the rows it would then hold (a prefill from position
+    0 does); a call that asks for fewer (one decoding step at a long context)
+    gets its rows computed for it, so no call builds more than four times
+    the rows it asks for (or 256). The rows of the last few (offset, length)
+    requests are kept, so that every layer of one decoding step reads the
+    same rows. The table is a plain attribute, not a buffer, so
+    ``module.to(torch.bfloat16)`` cannot round the frequencies. The rotation
+    is done in float32 and the result cast back to the input's dtype. Under
+    ``torch.compile`` and ``torch.export`` the same float64 formula runs
+    inside the graph instead of a table lookup.
 
     *Position ids.* For a tensor of shape ``(..., seq, head_dim)``:
     ``(seq,)`` applies to every row; a tensor with one dimension fewer than
@@ -346,7 +417,9 @@ class RotaryEmbedding(nn.Module):
         self.rotary_dim = 2 * int(frequencies.size)
         # float64 on the CPU, never a buffer: .to(dtype) must not round it.
         self._frequencies64 = torch.from_numpy(frequencies.copy())
-        self._tables: dict[tuple[str, torch.dtype], tuple[Tensor, Tensor]] = {}
+        # Packed cos and sin (see _rows), per device and dtype, and the rows of recent calls.
+        self._tables: dict[tuple[str, torch.dtype], Tensor] = {}
+        self._recent: dict[tuple[torch.device, torch.dtype, int, int], tuple[Tensor, ...]] = {}
 
     @classmethod
     def from_config(
@@ -479,22 +552,99 @@ class RotaryEmbedding(nn.Module):
         sin = (torch.sin(angles) * self.attention_factor).to(dtype)
         return cos, sin
 
+    def _rows(self, positions: Tensor, dtype: torch.dtype) -> Tensor:
+        """Compute cos and sin of `positions`, packed as the rotation reads them (`_turn`).
+
+        Interleaved: one complex number ``cos + i sin`` per pair, shape
+        ``(..., rotary_dim / 2)``. Concatenated: ``(..., 2, head_dim)``, the
+        factors of each dimension: ``[cos, cos, 1, ...]`` and ``[-sin, sin, 0, ...]``
+        (1 and 0 for the dimensions left unrotated).
+        """
+        return self._pack(*self._cos_sin(positions, dtype))
+
+    def _pack(self, cos: Tensor, sin: Tensor) -> Tensor:
+        """Pack cos and sin, ``(..., rotary_dim / 2)``, as `_rows` describes."""
+        if self.layout == "interleaved":
+            return torch.complex(cos, sin)
+        rest = cos.new_ones((*cos.shape[:-1], self.head_dim - self.rotary_dim))
+        return torch.stack(
+            (torch.cat((cos, cos, rest), -1), torch.cat((-sin, sin, torch.zeros_like(rest)), -1)),
+            -2,
+        )
+
+    def _table(self, size: int, device: torch.device, dtype: torch.dtype) -> Tensor:
+        """Return the cached rows of positions ``0 .. size - 1`` or more (a power of two)."""
+        key = (str(device), dtype)
+        cached = self._tables.get(key)
+        if cached is None or cached.shape[0] < size:
+            size = max(_TABLE_MIN, 1 << max(0, size - 1).bit_length())
+            check_size((size, 2, self.head_dim), name="the cos/sin table")
+            blocks = [
+                self._rows(torch.arange(start, min(start + _BLOCK, size), device=device), dtype)
+                for start in range(0, size, _BLOCK)  # bounded float64 temporaries
+            ]
+            cached = blocks[0] if len(blocks) == 1 else torch.cat(blocks)
+            self._tables[key] = cached
+            self._recent.clear()  # rows there may be views of the table replaced
+        return cached
+
     def table(
         self, length: int, *, device: Any = None, dtype: Any = torch.float32
     ) -> tuple[Tensor, Tensor]:
-        """Return cos and sin of positions ``0 .. length - 1``, from the cache.
+        """Return cos and sin (times the attention factor) of positions ``0 .. length - 1``.
 
-        Returns views of the cached table, of shape ``(length, rotary_dim // 2)``;
-        the cache (one per device and dtype) grows to the next power of two.
+        Parameters
+        ----------
+        length : int
+            Number of positions, ``0 <= length <= 2**31 - 1``.
+        device : torch.device or str, optional
+            Where the table lives (default the CPU); it must be available.
+        dtype : torch.dtype, default torch.float32
+            A floating-point dtype. float32 and float64 (the dtypes the
+            rotation computes in) are views of the cache, which grows to the
+            next power of two; bfloat16 and float16 are computed on each call,
+            from the same float64 values, rounded once.
+
+        Returns
+        -------
+        tuple of torch.Tensor
+            cos and sin, each of shape ``(length, rotary_dim // 2)``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a `length` that is not a non-negative integer, a `dtype` that
+            is not a floating-point torch dtype, a `device` that is not
+            available, or a table of more than 2**31 values.
+
+        Examples
+        --------
+        >>> from pe.nn import RotaryEmbedding
+        >>> cos, sin = RotaryEmbedding(8).table(3)
+        >>> cos.shape, round(float(cos[1, 0]), 6), round(float(sin[1, 0]), 6)
+        (torch.Size([3, 4]), 0.540302, 0.841471)
         """
-        device = torch.device("cpu") if device is None else torch.device(device)
-        key = (str(device), dtype)
-        cached = self._tables.get(key)
-        if cached is None or cached[0].shape[0] < length:
-            size = max(_TABLE_MIN, 1 << max(0, int(length) - 1).bit_length())
-            cached = self._cos_sin(torch.arange(size, device=device), dtype)
-            self._tables[key] = cached
-        return cached[0][:length], cached[1][:length]
+        length = check_length(length)
+        device = _check_device(device)
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise TypeError(
+                "dtype must be a floating-point torch dtype (torch.float32, torch.float64, "
+                f"torch.bfloat16 or torch.float16); got {dtype!r}"
+            )
+        if dtype not in (torch.float32, torch.float64):
+            check_size((length, self.rotary_dim), name="the cos/sin table")
+            blocks = [
+                self._cos_sin(
+                    torch.arange(start, min(start + _BLOCK, length), device=device), dtype
+                )
+                for start in range(0, max(length, 1), _BLOCK)  # bounded float64 temporaries
+            ]
+            return torch.cat([cos for cos, _ in blocks]), torch.cat([sin for _, sin in blocks])
+        rows = self._table(length, device, dtype)[:length]
+        if self.layout == "interleaved":
+            return rows.real, rows.imag
+        half = self.rotary_dim // 2
+        return rows[:, 0, :half], rows[:, 1, half : self.rotary_dim]
 
     # --8<-- [end:table]
 
@@ -503,11 +653,12 @@ class RotaryEmbedding(nn.Module):
 
         `positions`, if given, replaces them: integers of shape ``(seq,)``,
         ``(batch, seq)`` or one dimension fewer than `x` (see Notes of the
-        class).
+        class); `offset` must then be 0.
         """
         return self._rotate(x, "x", offset=offset, positions=positions)
 
-    def _check_input(self, x: Tensor, name: str) -> None:
+    def _check_input(self, x: Tensor, name: str) -> torch.Size:
+        """Return the shape of `x` after checking it is ``(..., seq, head_dim)`` floating point."""
         if not isinstance(x, Tensor) or not x.is_floating_point() or x.dim() < 2:
             got = type(x).__name__
             if isinstance(x, Tensor):
@@ -515,11 +666,13 @@ class RotaryEmbedding(nn.Module):
             raise TypeError(
                 f"{name} must be a floating-point tensor of shape (..., seq, head_dim); got {got}"
             )
-        if x.shape[-1] != self.head_dim:
+        shape = x.shape
+        if shape[-1] != self.head_dim:
             raise ValueError(
                 f"{name} must have last dimension head_dim={self.head_dim}; "
-                f"got shape {tuple(x.shape)}"
+                f"got shape {tuple(shape)}"
             )
+        return shape
 
     def _shape_positions(self, positions: Tensor, x: Tensor, name: str) -> Tensor:
         """Apply the documented rule: positions broadcastable to ``x.shape[:-1]``."""
@@ -531,6 +684,11 @@ class RotaryEmbedding(nn.Module):
         ):
             got = positions.dtype if isinstance(positions, Tensor) else type(positions).__name__
             raise TypeError(f"{name} positions must be an integer tensor; got {got}")
+        if positions.is_meta and not x.is_meta:
+            raise ValueError(
+                f"{name} positions are on the meta device (shapes only, no values) while "
+                f"{name} is on {x.device}: pass positions with values"
+            )
         seq = x.shape[-2]
         leading = x.dim() - 1
         shape = tuple(positions.shape)
@@ -538,94 +696,168 @@ class RotaryEmbedding(nn.Module):
             raise ValueError(
                 f"{name} positions must end in the sequence length {seq}; got shape {shape}"
             )
-        if positions.dim() == 1 or positions.dim() == leading:
-            return positions
         if positions.dim() == 2 and x.dim() >= 4 and shape[0] in (1, x.shape[0]):
             # (batch, seq): one row per batch entry, shared by the heads
             return positions.reshape(shape[0], *([1] * (x.dim() - 3)), seq)
+        if positions.dim() == 1 or (
+            positions.dim() == leading
+            and all(p in (1, s) for p, s in zip(shape, x.shape[:-1], strict=True))
+        ):
+            return positions
         raise ValueError(
             f"{name} positions of shape {shape} are ambiguous for {name} of shape "
             f"{tuple(x.shape)}: pass (seq,), (batch, seq) with batch = {x.shape[0]}, "
             f"or {leading} dimensions broadcastable to {tuple(x.shape[:-1])}"
         )
 
+    def _factors(self, rows: Tensor) -> tuple[Tensor, ...]:
+        """Return the factors of `_turn`: ``(cos + i sin,)``, or ``([cos, cos, 1], -sin, sin)``."""
+        if self.layout == "interleaved":
+            return (rows,)
+        half = self.rotary_dim // 2
+        return rows[..., 0, :], rows[..., 1, :half], rows[..., 1, half : self.rotary_dim]
+
+    def _range_rows(
+        self, start: int, seq: int, device: torch.device, dtype: torch.dtype
+    ) -> tuple[Tensor, ...]:
+        """Rows of positions ``start .. start + seq - 1``: the table's, or computed for them.
+
+        The table is built or grown only when the call itself needs at least a
+        quarter of the rows it would hold, so one step at a far position
+        computes its own row instead of a table of every position before it.
+        """
+        key = (device, dtype, start, seq)
+        factors = self._recent.get(key)
+        if factors is None:
+            stop = start + seq
+            cached = self._tables.get((str(device), dtype))
+            if start >= 0 and (
+                (cached is not None and stop <= cached.shape[0])
+                or max(_TABLE_MIN, 1 << max(0, stop - 1).bit_length()) <= max(_TABLE_MIN, 4 * seq)
+            ):
+                rows = self._table(stop, device, dtype)[start:stop]
+            else:
+                rows = self._rows(torch.arange(start, stop, device=device), dtype)
+            factors = self._factors(rows)
+            if len(self._recent) >= _RECENT:
+                self._recent.pop(next(iter(self._recent)))
+            self._recent[key] = factors
+        return factors
+
+    def _position_rows(
+        self, positions: Tensor, name: str, dtype: torch.dtype
+    ) -> tuple[Tensor, ...]:
+        """Rows of integer `positions` (any integer dtype), after checking their range."""
+        unsigned = positions.dtype in (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
+        positions = positions.long()  # int8 and uint8 would index as a mask or not at all
+        if positions.is_meta:  # shapes only: no value can be read
+            return self._factors(self._rows(positions, dtype))
+        low, high = (int(v) for v in torch.aminmax(positions)) if positions.numel() else (0, 0)
+        if unsigned and low < 0:  # uint64 beyond 2**63 - 1 wrapped around
+            low, high = 0, low + 2**64
+        if max(-low, high) > MAX_POSITION:
+            raise ValueError(
+                f"{name} positions must lie in [-{MAX_POSITION}, {MAX_POSITION}]; "
+                f"got {low if -low > high else high}"
+            )
+        cached = self._tables.get((str(positions.device), dtype))
+        needed = max(_TABLE_MIN, 1 << high.bit_length())
+        if low >= 0 and (
+            (cached is not None and high < cached.shape[0])
+            or needed <= max(_TABLE_MIN, 4 * positions.numel())
+        ):
+            return self._factors(self._table(high + 1, positions.device, dtype)[positions])
+        return self._factors(self._rows(positions, dtype))  # few positions far apart: no table
+
     def _rotate(
         self, x: Tensor, name: str, *, offset: int = 0, positions: Tensor | None = None
     ) -> Tensor:
-        self._check_input(x, name)
+        # Every check runs on every call; the common one (an int offset) runs in a few steps,
+        # since a model calls this twice per layer for every token it generates.
+        shape = self._check_input(x, name)
         compute = torch.float64 if x.dtype == torch.float64 else torch.float32
-        compiling = _compiling()
         if positions is None:
-            start = check_offset(offset)
-            if compiling or start < 0:
-                cos, sin = self._cos_sin(
-                    torch.arange(start, start + x.shape[-2], device=x.device), compute
-                )
+            fast = type(offset) is int and -MAX_POSITION <= offset <= MAX_POSITION
+            start = offset if fast else check_offset(offset)
+        elif not (is_integer(offset) and int(offset) == 0):
+            raise ValueError(
+                f"give either offset or {name} positions, not both; got offset={offset!r} with "
+                "explicit positions (add the offset to the positions instead)"
+            )
+        if _compiling():  # traced: no cache, no value read on the host
+            if positions is None:
+                positions = torch.arange(start, start + shape[-2], device=x.device)
             else:
-                cos, sin = self.table(start + x.shape[-2], device=x.device, dtype=compute)
-                cos, sin = cos[start:], sin[start:]
+                positions = self._shape_positions(positions, x, name).to(x.device).long()
+            cos, sin = self._cos_sin(positions, compute)
+            return self._turn_traceable(x, cos, sin, compute)
+        if positions is None:
+            factors = self._recent.get((x.device, compute, start, shape[-2]))
+            if factors is None:
+                factors = self._range_rows(start, shape[-2], x.device, compute)
         else:
-            positions = self._shape_positions(positions, x, name).to(x.device)
-            if compiling or positions.is_meta:
-                # Traced, or on the meta device (shapes only): no value can be read.
-                cos, sin = self._cos_sin(positions, compute)
+            shaped = self._shape_positions(positions, x, name).to(x.device)
+            factors = self._position_rows(shaped, name, compute)
+        if (x.requires_grad and torch.is_grad_enabled()) or _transformed(x):
+            if self.layout == "interleaved":
+                cos, sin = factors[0].real, factors[0].imag
             else:
-                low, high = (
-                    (int(v) for v in torch.aminmax(positions)) if positions.numel() else (0, 0)
-                )
-                if max(-low, high) > MAX_POSITION:
-                    raise ValueError(
-                        f"{name} positions must lie in [-{MAX_POSITION}, {MAX_POSITION}]; "
-                        f"got {low if -low > high else high}"
-                    )
-                if low < 0 or high >= max(_TABLE_DIRECT, 4 * positions.numel()):
-                    # Negative or far-apart positions: compute them, keep no huge table.
-                    cos, sin = self._cos_sin(positions, compute)
-                else:
-                    table_cos, table_sin = self.table(high + 1, device=x.device, dtype=compute)
-                    cos, sin = table_cos[positions], table_sin[positions]
-        return self._turn(x, cos, sin, compute, compiling)
+                cos, sin = factors[0][..., : self.rotary_dim // 2], factors[2]
+            return self._turn_traceable(x, cos, sin, compute)
+        return self._turn(x, factors, compute)
 
-    # --8<-- [start:rotate]
-    def _turn(
-        self, x: Tensor, cos: Tensor, sin: Tensor, compute: torch.dtype, compiling: bool
-    ) -> Tensor:
-        """Turn each rotated pair (first, second) of `x` by the angle whose cos, sin are given."""
+    def _turn_cos_sin(self, x: Tensor, cos: Tensor, sin: Tensor, compute: torch.dtype) -> Tensor:
+        """Rotate `x` by given cos and sin, ``(..., rotary_dim / 2)``, on whichever path applies."""
+        if _compiling() or (x.requires_grad and torch.is_grad_enabled()) or _transformed(x):
+            return self._turn_traceable(x, cos, sin, compute)
+        return self._turn(x, self._factors(self._pack(cos, sin)), compute)
+
+    def _turn_traceable(self, x: Tensor, cos: Tensor, sin: Tensor, compute: torch.dtype) -> Tensor:
+        """Rotate with plain differentiable operations (autograd, compile, export)."""
         values = x.to(compute)
         half = self.rotary_dim // 2
         if self.layout == "interleaved":
-            first, second = (
-                values[..., 0 : self.rotary_dim : 2],
-                values[..., 1 : self.rotary_dim : 2],
-            )
+            first = values[..., 0 : self.rotary_dim : 2]
+            second = values[..., 1 : self.rotary_dim : 2]
         else:
             first, second = values[..., :half], values[..., half : self.rotary_dim]
-        if compiling or (torch.is_grad_enabled() and x.requires_grad):
-            # Traceable and differentiable: four products, one kernel after compilation.
-            turned_first = first * cos - second * sin
-            turned_second = first * sin + second * cos
-            if self.layout == "interleaved":
-                turned = torch.stack((turned_first, turned_second), dim=-1).flatten(-2)
-            else:
-                turned = torch.cat((turned_first, turned_second), dim=-1)
-            out = torch.cat((turned, values[..., self.rotary_dim :]), dim=-1)
-            return out.to(x.dtype)
-        # Eager inference: write each half once, straight into the result.
-        out = torch.empty(values.shape, dtype=compute, device=x.device)
+        turned_first = first * cos - second * sin
+        turned_second = first * sin + second * cos
         if self.layout == "interleaved":
-            out_first, out_second = (
-                out[..., 0 : self.rotary_dim : 2],
-                out[..., 1 : self.rotary_dim : 2],
-            )
+            turned = torch.stack((turned_first, turned_second), dim=-1).flatten(-2)
         else:
-            out_first, out_second = out[..., :half], out[..., half : self.rotary_dim]
-        torch.mul(first, cos, out=out_first)
-        out_first.addcmul_(second, sin, value=-1.0)
-        torch.mul(second, cos, out=out_second)
-        out_second.addcmul_(first, sin)
-        if self.rotary_dim < self.head_dim:
-            out[..., self.rotary_dim :] = values[..., self.rotary_dim :]
-        return out.to(x.dtype)
+            turned = torch.cat((turned_first, turned_second), dim=-1)
+        return torch.cat((turned, values[..., self.rotary_dim :]), dim=-1).to(x.dtype)
+
+    # --8<-- [start:rotate]
+    def _turn(self, x: Tensor, factors: tuple[Tensor, ...], compute: torch.dtype) -> Tensor:
+        """Turn each rotated pair of `x` by the angles in `factors` (eager, no autograd).
+
+        Interleaved pairs are adjacent: read as complex numbers, ``x`` times
+        ``cos + i sin`` is the whole rotation, one pass over the data.
+        Concatenated pairs are half a head apart: ``x * [cos, cos, 1]``, then
+        each half adds the other half times ``-sin`` or ``sin``, in place.
+        """
+        values = x if x.dtype == compute else x.to(compute)
+        rotary, half = self.rotary_dim, self.rotary_dim // 2
+        if self.layout == "concatenated":
+            cos, minus_sin, sin = factors
+            out = values * cos  # (first cos, second cos, the rest unchanged)
+            out[..., :half].addcmul_(values[..., half:rotary], minus_sin)  # - second sin
+            out[..., half:rotary].addcmul_(values[..., :half], sin)  # + first sin
+            return out if out.dtype == x.dtype else out.to(x.dtype)
+        part = values if rotary == self.head_dim else values[..., :rotary]
+        if _complex_view(part):
+            pairs = torch.view_as_complex(part.view(*part.shape[:-1], half, 2))
+            turned = torch.view_as_real(pairs * factors[0])  # (..., half, [first, second])
+        else:  # strides that no complex view can read
+            cos, sin = factors[0].real, factors[0].imag
+            first, second = part[..., 0::2], part[..., 1::2]
+            turned = torch.stack((first * cos - second * sin, first * sin + second * cos), -1)
+        out = turned.flatten(-2)
+        if rotary < self.head_dim:
+            out = torch.cat((out, values[..., rotary:]), dim=-1)
+        return out if out.dtype == x.dtype else out.to(x.dtype)
 
     # --8<-- [end:rotate]
 
@@ -665,9 +897,36 @@ class RotaryEmbedding(nn.Module):
             Naming `q` or `k` for a tensor of the wrong kind or width, or for
             positions out of range or of an ambiguous shape.
         """
+        if q_positions is None and k_positions is None and self._fusable(q, k):
+            # A decoding step: q and k share their positions, so they are turned as one
+            # tensor (one set of operations instead of two; a copy of a few kilobytes).
+            q_shape, k_shape = q.shape, k.shape
+            rows = math.prod(q_shape[:-2])
+            both = torch.cat(
+                (
+                    q.reshape(rows, *q_shape[-2:]),
+                    k.reshape(math.prod(k_shape[:-2]), *k_shape[-2:]),
+                )
+            )
+            turned = self._rotate(both, "q", offset=offset)
+            return turned[:rows].view(*q_shape), turned[rows:].view(*k_shape)
         return (
             self._rotate(q, "q", offset=offset, positions=q_positions),
             self._rotate(k, "k", offset=offset, positions=k_positions),
+        )
+
+    def _fusable(self, q: Tensor, k: Tensor) -> bool:
+        """Tell whether `q` and `k` are small, alike and plain enough to be turned as one."""
+        self._check_input(q, "q")
+        self._check_input(k, "k")
+        return (
+            q.numel() + k.numel() <= _FUSED
+            and q.dtype == k.dtype
+            and q.device == k.device
+            and q.shape[-2] == k.shape[-2] > 0
+            and not (q.requires_grad or k.requires_grad)
+            and not _compiling()
+            and not (_transformed(q) or _transformed(k))
         )
 
     def extra_repr(self) -> str:

@@ -1,21 +1,17 @@
 """Phi-3.5-mini's LongRoPE: the short and the long factor of every pair.
 
-The factor lists are those of `sitegen.rope.PUBLISHED` (the tested data), read
-from the repository root.
+The factor lists are those of `pe._published.PUBLISHED` (the tested data that the
+page and the tests read too).
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 from _figstyle import Theme, save_variants
 from matplotlib.figure import Figure
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from sitegen.rope import by_model
+from pe._published import by_model
 
 PHI = by_model("Phi-3.5 mini instruct").config
 SCALING = PHI["rope_scaling"]

@@ -1,255 +1,79 @@
-"""RoPE scaling at build time: published model configurations and the tables about them.
+"""RoPE scaling at build time: tables about published model configurations.
 
-`PUBLISHED` holds the RoPE settings of real model families as they appear in
-their ``config.json`` (the dict under ``rope_scaling``, plus the few top-level
-keys a rule reads). `tests/test_rope_scaling.py` checks `pe.rope_frequencies`
-against transformers on every one of them; the page prints its tables from
-the same data, so what it shows is what is tested.
+The configurations themselves live in `pe._published` (`PUBLISHED`: the RoPE
+settings of real model families with where each was read), which the figure
+scripts and the tests import too. `tests/test_rope_scaling.py` checks
+`pe.rope_frequencies` against transformers on every one of them; the page
+prints its tables from the same data, so what it shows is what is tested.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import warnings
 from typing import Any
 
 import numpy as np
 
 import pe
+from pe._published import PUBLISHED, Published, by_model
 from sitegen.markdown import number, table
 from sitegen.results import result
 
-# Phi-3.5-mini-instruct's LongRoPE factors, one per rotated pair (48 for head_dim 96),
-# as published under "rope_scaling" in microsoft/Phi-3.5-mini-instruct/config.json.
-_PHI35_LONG = [
-    1.0800000429153442, 1.1100000143051147, 1.1399999856948853, 1.340000033378601,
-    1.5899999141693115, 1.600000023841858, 1.6200000047683716, 2.620000123977661,
-    3.2300000190734863, 3.2300000190734863, 4.789999961853027, 7.400000095367432,
-    7.700000286102295, 9.09000015258789, 12.199999809265137, 17.670000076293945,
-    24.46000099182129, 28.57000160217285, 30.420001983642578, 30.840002059936523,
-    32.590003967285156, 32.93000411987305, 42.320003509521484, 44.96000289916992,
-    50.340003967285156, 50.45000457763672, 57.55000305175781, 57.93000411987305,
-    58.21000289916992, 60.1400032043457, 62.61000442504883, 62.62000274658203,
-    62.71000289916992, 63.1400032043457, 63.1400032043457, 63.77000427246094,
-    63.93000411987305, 63.96000289916992, 63.970001220703125, 64.02999877929688,
-    64.06999969482422, 64.08000183105469, 64.12000274658203, 64.41000366210938,
-    64.4800033569336, 64.51000213623047, 64.52999877929688, 64.83999633789062,
-]  # fmt: skip
-_PHI35_SHORT = [
-    1.0, 1.0199999809265137, 1.0299999713897705, 1.0299999713897705,
-    1.0499999523162842, 1.0499999523162842, 1.0499999523162842, 1.0499999523162842,
-    1.0499999523162842, 1.0699999332427979, 1.0999999046325684, 1.1099998950958252,
-    1.1599998474121094, 1.1599998474121094, 1.1699998378753662, 1.2899998426437378,
-    1.339999794960022, 1.679999828338623, 1.7899998426437378, 1.8199998140335083,
-    1.8499997854232788, 1.8799997568130493, 1.9099997282028198, 1.9399996995925903,
-    1.9899996519088745, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346,
-    2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0299997329711914,
-    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914,
-    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914,
-    2.0799996852874756, 2.0899996757507324, 2.189999580383301, 2.2199995517730713,
-    2.5899994373321533, 2.729999542236328, 2.749999523162842, 2.8399994373321533,
-]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Published:
-    """One model's RoPE settings, as its configuration publishes them."""
-
-    model: str
-    source: str
-    config: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def rule(self) -> str:
-        """The scaling rule's name (``default`` when there is none)."""
-        scaling = self.config.get("rope_scaling") or {}
-        return str(scaling.get("rope_type", scaling.get("type", "default")))
-
-
-#: Real configurations, one or more per rule. Keys are those of each ``config.json``.
-PUBLISHED: tuple[Published, ...] = (
-    Published(
-        "Llama 3.1 8B",
-        "meta-llama/Llama-3.1-8B, config.json",
-        {
-            "hidden_size": 4096,
-            "num_attention_heads": 32,
-            "max_position_embeddings": 131072,
-            "rope_theta": 500000.0,
-            "rope_scaling": {
-                "factor": 8.0,
-                "low_freq_factor": 1.0,
-                "high_freq_factor": 4.0,
-                "original_max_position_embeddings": 8192,
-                "rope_type": "llama3",
-            },
-        },
-    ),
-    Published(
-        "Llama 3.2 1B",
-        "meta-llama/Llama-3.2-1B, config.json",
-        {
-            "hidden_size": 2048,
-            "num_attention_heads": 32,
-            "head_dim": 64,
-            "max_position_embeddings": 131072,
-            "rope_theta": 500000.0,
-            "rope_scaling": {
-                "factor": 32.0,
-                "low_freq_factor": 1.0,
-                "high_freq_factor": 4.0,
-                "original_max_position_embeddings": 8192,
-                "rope_type": "llama3",
-            },
-        },
-    ),
-    Published(
-        "Qwen2.5 7B Instruct",
-        'Qwen/Qwen2.5-7B-Instruct, model card, "Processing Long Texts"',
-        {
-            "hidden_size": 3584,
-            "num_attention_heads": 28,
-            "max_position_embeddings": 32768,
-            "rope_theta": 1000000.0,
-            "rope_scaling": {
-                "factor": 4.0,
-                "original_max_position_embeddings": 32768,
-                "type": "yarn",
-            },
-        },
-    ),
-    Published(
-        "DeepSeek-V2-Lite",
-        "deepseek-ai/DeepSeek-V2-Lite, config.json (rotary part: qk_rope_head_dim 64)",
-        {
-            "head_dim": 64,
-            "hidden_size": 2048,
-            "num_attention_heads": 16,
-            "max_position_embeddings": 163840,
-            "rope_theta": 10000,
-            "rope_scaling": {
-                "beta_fast": 32,
-                "beta_slow": 1,
-                "factor": 40,
-                "mscale": 0.707,
-                "mscale_all_dim": 0.707,
-                "original_max_position_embeddings": 4096,
-                "type": "yarn",
-            },
-        },
-    ),
-    Published(
-        "DeepSeek-V3",
-        "deepseek-ai/DeepSeek-V3, config.json (rotary part: qk_rope_head_dim 64)",
-        {
-            "head_dim": 64,
-            "hidden_size": 7168,
-            "num_attention_heads": 128,
-            "max_position_embeddings": 163840,
-            "rope_theta": 10000,
-            "rope_scaling": {
-                "beta_fast": 32,
-                "beta_slow": 1,
-                "factor": 40,
-                "mscale": 1.0,
-                "mscale_all_dim": 1.0,
-                "original_max_position_embeddings": 4096,
-                "type": "yarn",
-            },
-        },
-    ),
-    Published(
-        "gpt-oss 20B",
-        "openai/gpt-oss-20b, config.json",
-        {
-            "head_dim": 64,
-            "hidden_size": 2880,
-            "num_attention_heads": 64,
-            "max_position_embeddings": 131072,
-            "rope_theta": 150000,
-            "rope_scaling": {
-                "beta_fast": 32.0,
-                "beta_slow": 1.0,
-                "factor": 32.0,
-                "original_max_position_embeddings": 4096,
-                "rope_type": "yarn",
-                "truncate": False,
-            },
-        },
-    ),
-    Published(
-        "Phi-3.5 mini instruct",
-        "microsoft/Phi-3.5-mini-instruct, config.json",
-        {
-            "hidden_size": 3072,
-            "num_attention_heads": 32,
-            "max_position_embeddings": 131072,
-            "original_max_position_embeddings": 4096,
-            "rope_theta": 10000.0,
-            "rope_scaling": {
-                "long_factor": _PHI35_LONG,
-                "short_factor": _PHI35_SHORT,
-                "type": "longrope",
-            },
-        },
-    ),
-    Published(
-        "Vicuna 7B v1.5 16k",
-        "lmsys/vicuna-7b-v1.5-16k, config.json",
-        {
-            "hidden_size": 4096,
-            "num_attention_heads": 32,
-            "max_position_embeddings": 4096,
-            "rope_theta": 10000.0,
-            "rope_scaling": {"factor": 4.0, "type": "linear"},
-        },
-    ),
-    Published(
-        "Llama 2 7B, dynamic NTK",
-        'meta-llama/Llama-2-7b-hf config.json with the override rope_scaling={"type": "dynamic", '
-        '"factor": 2.0} from transformers\' Llama documentation',
-        {
-            "hidden_size": 4096,
-            "num_attention_heads": 32,
-            "max_position_embeddings": 4096,
-            "rope_theta": 10000.0,
-            "rope_scaling": {"factor": 2.0, "type": "dynamic"},
-        },
-    ),
-    Published(
-        "Phi-2",
-        "microsoft/phi-2, config.json (partial rotary)",
-        {
-            "hidden_size": 2560,
-            "num_attention_heads": 32,
-            "max_position_embeddings": 2048,
-            "partial_rotary_factor": 0.4,
-            "rope_theta": 10000.0,
-        },
-    ),
-)
-
-
-def by_model(model: str) -> Published:
-    """Return the entry of `PUBLISHED` for `model`."""
-    return next(entry for entry in PUBLISHED if entry.model == model)
-
 
 def frequencies_of(entry: Published, seq_len: int | None = None) -> pe.RopeFrequencies:
-    """`pe.rope_frequencies` for a published configuration."""
+    """`pe.rope_frequencies` for a published configuration.
+
+    Keys that transformers reads outside the frequency rule (Ministral 3's
+    ``llama_4_scaling_beta``, Qwen2-VL's ``mrope_section``) are named in a
+    warning by `pe`; the tables are about frequencies, so those warnings are
+    not repeated here (the tests check them).
+    """
     config = entry.config
-    head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
-    scaling = dict(config.get("rope_scaling") or {})
+    scaling = entry.scaling
     if "original_max_position_embeddings" in config:
         scaling["original_max_position_embeddings"] = config["original_max_position_embeddings"]
-    return pe.rope_frequencies(
-        head_dim,
-        base=float(config.get("rope_theta", 10000.0)),
-        scaling=scaling or None,
-        max_position_embeddings=config.get("max_position_embeddings"),
-        seq_len=seq_len,
-        partial_rotary_factor=config.get("partial_rotary_factor", 1.0),
-    )
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "scaling.*(read by transformers outside|does not read)")
+        return pe.rope_frequencies(
+            head_dim_of(entry),
+            base=config.get("rope_theta"),
+            scaling=scaling or None,
+            max_position_embeddings=config.get("max_position_embeddings"),
+            seq_len=seq_len,
+            partial_rotary_factor=config.get("partial_rotary_factor"),
+        )
+
+
+def head_dim_of(entry: Published) -> int:
+    """Return the head width a published configuration gives its (chosen) layers."""
+    config = entry.config
+    kinds = config.get("layer_types") or []
+    for index, override in (config.get("per_layer_config") or {}).items():
+        if kinds[int(index)] == entry.layer_type and "head_dim" in override:
+            return int(override["head_dim"])
+    head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+    return int(head_dim)
+
+
+def base_of(entry: Published) -> float:
+    """Return the RoPE base of a published configuration (inside its RoPE dict first)."""
+    theta = entry.scaling.get("rope_theta", entry.config.get("rope_theta"))
+    return float(10000.0 if theta is None else theta)
+
+
+def rules_table() -> str:
+    """One row per rule `pe.rope_frequencies` implements (`pe._rope.ROPE_RULES`), with its keys."""
+    from pe._rope import ROPE_RULES
+
+    def keys(names: frozenset[str]) -> str:
+        return ", ".join(f"`{name}`" for name in sorted(names)) or "—"
+
+    rows = [
+        [f"`{rule}`", keys(required), keys(optional)]
+        for rule, (required, optional) in ROPE_RULES.items()
+    ]
+    return table(["rule", "keys it needs", "keys it may read"], rows)
 
 
 def published_table() -> str:
@@ -257,7 +81,7 @@ def published_table() -> str:
     rows = []
     for entry in PUBLISHED:
         config = entry.config
-        scaling = config.get("rope_scaling") or {}
+        scaling = entry.scaling
         long = entry.rule in ("longrope", "dynamic")
         seq_len = config["max_position_embeddings"] * (2 if entry.rule == "dynamic" else 1)
         result = frequencies_of(entry, seq_len if long else None)
@@ -265,8 +89,8 @@ def published_table() -> str:
             [
                 entry.model,
                 f"`{entry.rule}`",
-                2 * result.frequencies.size,
-                number(float(config.get("rope_theta", 10000.0)), 0),
+                int(np.count_nonzero(result.frequencies)) * 2,
+                number(base_of(entry), 0),
                 number(float(scaling.get("factor", 1.0)), 2) if "factor" in scaling else "—",
                 number(result.attention_factor, 4),
                 entry.source,
@@ -283,13 +107,12 @@ def band_table(models: tuple[str, ...], seq_len: int | None = None) -> str:
     for model in models:
         entry = by_model(model)
         config = entry.config
-        head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
         plain = pe.rope_frequencies(
-            head_dim,
-            base=float(config.get("rope_theta", 10000.0)),
+            head_dim_of(entry),
+            base=base_of(entry),
             partial_rotary_factor=config.get("partial_rotary_factor", 1.0),
         ).frequencies
-        scaling = config.get("rope_scaling") or {}
+        scaling = entry.scaling
         result = frequencies_of(entry, seq_len)
         ratio = plain / result.frequencies  # how many times slower each pair turns
         factor = float(scaling.get("factor", 1.0))

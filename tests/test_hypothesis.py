@@ -224,7 +224,6 @@ def test_bad_base_everywhere(base: typing.Any) -> None:
         lambda: pe.frequencies(8, base),
         lambda: pe.rotation_blocks(1, 8, base=base),
         lambda: pe.nn.functional.sinusoidal(4, 8, base=base),
-        lambda: pe.nn.RotaryEmbedding(8, base=base),
     ):
         raises_named(call, "base")
 
@@ -855,3 +854,183 @@ def test_rotary_rotate_refuses_junk_clearly(
         return
     assert out.shape == x.shape
     assert bool(torch.isfinite(out).all())
+
+
+# ------------------------------------ RoPE configurations (rope_frequencies, from_config)
+ROPE_BASES = st.floats(2.0, 1e7)
+FACTORS = st.floats(1.0, 100.0)
+
+
+@st.composite
+def rope_configs(draw: st.DrawFn) -> tuple[int, dict[str, typing.Any], int]:
+    """A valid (head_dim, RoPE dict, max_position_embeddings), any rule."""
+    head_dim = draw(st.sampled_from([8, 16, 32, 64, 80, 96, 128, 256]))
+    rule = draw(st.sampled_from(sorted(pe._rope.ROPE_RULES)))
+    parameters: dict[str, typing.Any] = {"rope_type": rule, "rope_theta": draw(ROPE_BASES)}
+    longest = draw(st.integers(16, 2**20))
+    original = draw(st.integers(2, 2**16))
+    if rule in ("linear", "dynamic", "yarn", "llama3"):
+        parameters["factor"] = draw(FACTORS)
+    if rule in ("yarn", "longrope", "llama3"):
+        parameters["original_max_position_embeddings"] = original
+    if rule == "yarn":
+        slow = draw(st.floats(0.01, 8.0))
+        parameters["beta_slow"], parameters["beta_fast"] = slow, slow + draw(st.floats(0, 64))
+        parameters["truncate"] = draw(st.booleans())
+    if rule == "longrope":
+        pairs = st.lists(st.floats(0.01, 1e3), min_size=head_dim // 2, max_size=head_dim // 2)
+        parameters["short_factor"], parameters["long_factor"] = draw(pairs), draw(pairs)
+    if rule == "llama3":
+        low = draw(st.floats(0.01, 8.0))
+        parameters["low_freq_factor"] = low
+        parameters["high_freq_factor"] = low + draw(st.floats(0.01, 16.0))
+    if rule == "proportional":
+        parameters["partial_rotary_factor"] = draw(st.floats(0.0, 1.0))
+    return head_dim, parameters, longest
+
+
+@FAST
+@given(config=rope_configs(), seq_len=st.one_of(st.none(), st.integers(0, 2**22)))
+def test_rope_frequencies_for_any_valid_config(
+    config: tuple[int, dict[str, typing.Any], int], seq_len: int | None
+) -> None:
+    head_dim, parameters, longest = config
+    result = pe.rope_frequencies(
+        head_dim, scaling=parameters, max_position_embeddings=longest, seq_len=seq_len
+    )
+    assert result.frequencies.shape == (head_dim // 2,)
+    assert np.isfinite(result.frequencies).all()
+    assert (result.frequencies >= 0).all()
+    assert math.isfinite(result.attention_factor)
+    assert result.attention_factor > 0
+    if parameters["rope_type"] not in ("longrope", "proportional"):
+        # Every other rule turns the slower pairs no faster: the order of the pairs stays.
+        assert (np.diff(result.frequencies) <= 0).all()
+    # The module reads the same settings from a config dict and gives the same numbers.
+    if seq_len and parameters["rope_type"] != "proportional":
+        module = pe.nn.RotaryEmbedding.from_config(
+            {
+                "head_dim": head_dim,
+                "max_position_embeddings": longest,
+                "rope_parameters": parameters,
+            },
+            seq_len=seq_len,
+        )
+        np.testing.assert_array_equal(module.frequencies, result.frequencies)
+        assert module.attention_factor == result.attention_factor
+
+
+BAD_SETTING = st.one_of(
+    st.text(max_size=3),
+    st.booleans(),
+    st.complex_numbers(allow_nan=False, max_magnitude=10),
+    st.just(math.nan),
+    st.just(math.inf),
+    st.floats(max_value=0.0),
+    st.just(10**400),
+    st.lists(st.integers(), max_size=2),
+)
+ROPE_KEYS = {
+    "linear": ["factor", "rope_theta"],
+    "dynamic": ["factor", "rope_theta"],
+    "yarn": [
+        "factor",
+        "beta_fast",
+        "beta_slow",
+        "attention_factor",
+        "original_max_position_embeddings",
+    ],
+    "longrope": [
+        "short_factor",
+        "long_factor",
+        "original_max_position_embeddings",
+        "attention_factor",
+    ],
+    "llama3": ["factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"],
+}
+VALID_ROPE: dict[str, dict[str, typing.Any]] = {
+    "linear": {"factor": 2.0},
+    "dynamic": {"factor": 2.0},
+    "yarn": {"factor": 4.0, "original_max_position_embeddings": 256},
+    "longrope": {
+        "short_factor": [1.0] * 4,
+        "long_factor": [2.0] * 4,
+        "original_max_position_embeddings": 256,
+    },
+    "llama3": {
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 256,
+    },
+}
+
+
+@FAST
+@given(rule=st.sampled_from(sorted(ROPE_KEYS)), data=st.data(), value=BAD_SETTING)
+def test_bad_rope_settings_name_the_key(rule: str, data: st.DataObject, value: typing.Any) -> None:
+    key = data.draw(st.sampled_from(ROPE_KEYS[rule]))
+    scaling = {"rope_type": rule, **VALID_ROPE[rule], key: value}
+    raises_named(
+        lambda: pe.rope_frequencies(8, scaling=scaling, max_position_embeddings=1024, seq_len=2048),
+        key,
+    )
+    config = {"head_dim": 8, "max_position_embeddings": 1024, "rope_parameters": scaling}
+    raises_named(lambda: pe.nn.RotaryEmbedding.from_config(config, seq_len=2048), key)
+
+
+@FAST
+@given(base=BAD_BASE.filter(lambda base: base is not None) | st.just(10**400))
+def test_bad_rope_base_is_named(base: typing.Any) -> None:
+    raises_named(lambda: pe.rope_frequencies(8, base=base), "base")
+    raises_named(lambda: pe.nn.RotaryEmbedding(8, base=base), "base")
+    raises_named(lambda: pe.rope_frequencies(8, scaling={"rope_theta": base}), "rope_theta")
+    raises_named(
+        lambda: pe.nn.RotaryEmbedding.from_config({"head_dim": 8, "rope_theta": base}),
+        "rope_theta",
+    )
+
+
+@FAST
+@given(
+    scaling=st.dictionaries(
+        st.one_of(st.text(max_size=8), st.sampled_from(["rope_type", "type", "factor"])),
+        st.one_of(
+            st.none(),
+            st.integers(-5, 5),
+            st.floats(),
+            st.text(max_size=6),
+            st.lists(st.floats(), max_size=3),
+        ),
+        max_size=4,
+    ),
+    layer_type=st.one_of(st.none(), st.text(max_size=4)),
+)
+def test_any_rope_dict_gives_a_result_or_a_clear_error(
+    scaling: dict[str, typing.Any], layer_type: str | None
+) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # unknown keys are named in a warning
+        try:
+            result = pe.rope_frequencies(
+                16, scaling=scaling, max_position_embeddings=64, layer_type=layer_type
+            )
+        except (TypeError, ValueError) as error:
+            assert str(error)
+        else:
+            assert np.isfinite(result.frequencies).all()
+            assert math.isfinite(result.attention_factor)
+
+
+@FAST
+@given(
+    key=st.sampled_from(["hidden_size", "num_attention_heads", "head_dim", "rotary_dim"]),
+    value=st.one_of(NOT_AN_INTEGER, st.integers(-4, 0), st.just("64")),
+)
+def test_bad_head_settings_in_a_config_are_named(key: str, value: typing.Any) -> None:
+    config: dict[str, typing.Any] = {"hidden_size": 64, "num_attention_heads": 4, key: value}
+    if value is None:
+        return  # a key set to None counts as absent, as in transformers
+    raises_named(lambda: pe.nn.RotaryEmbedding.from_config(config), key)

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import torch
 
+from pe._published import by_model
 from pe.nn import RotaryEmbedding
 from pe.nn.functional import convert_rotary_layout
-from sitegen.rope import by_model
 
 
 def scores(rope: RotaryEmbedding, q: torch.Tensor, k: torch.Tensor, m: int, n: int) -> float:
@@ -228,16 +228,14 @@ def test_casting_the_module_does_not_round_the_frequencies() -> None:
 def test_matches_transformers_rotary_module_end_to_end(config_name: str) -> None:
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
-    from test_rope_scaling import transformers_frequencies
-
-    from sitegen.rope import by_model
+    from test_rope_scaling import reference, transformers_config
 
     entry = by_model(config_name)
     rope = RotaryEmbedding.from_config(entry.config)
     seq = 300
     positions = torch.arange(4000, 4000 + seq)  # Phi-3.5: past 4096, the long factors
-    inv_freq, attention, _ = transformers_frequencies(
-        entry, entry.config["max_position_embeddings"]
+    inv_freq, attention = reference(
+        transformers_config(entry), None, entry.config["max_position_embeddings"]
     )
     angles = positions.double()[:, None] * torch.from_numpy(inv_freq)[None, :]
     emb = torch.cat((angles, angles), dim=-1)[None]
@@ -316,7 +314,7 @@ def test_float_positions_raise() -> None:
 
 
 def test_from_config_reads_published_configs() -> None:
-    from sitegen.rope import by_model, frequencies_of
+    from sitegen.rope import frequencies_of
 
     phi = by_model("Phi-3.5 mini instruct")
     rope = RotaryEmbedding.from_config(phi.config)

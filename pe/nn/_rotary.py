@@ -20,6 +20,7 @@ the module takes the same ``scaling`` dict as a model's ``config.json``.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,8 +30,15 @@ from torch import Tensor, nn
 
 from pe._deprecation import deprecated
 from pe._layout import layout_permutation
-from pe._rope import rope_frequencies
-from pe._validation import MAX_POSITION, check_length, check_offset, check_size, is_integer
+from pe._rope import _base, _rule_of, layer_parameters, rope_frequencies
+from pe._validation import (
+    MAX_POSITION,
+    check_d_model,
+    check_length,
+    check_offset,
+    check_size,
+    is_integer,
+)
 from pe.nn._common import check_layout_choice
 
 __all__ = ["RotaryEmbedding", "convert_rotary_layout"]
@@ -156,10 +164,110 @@ def _complex_view(x: Tensor) -> bool:
     )
 
 
-def _config_value(config: Mapping[str, Any], scaling: Mapping[str, Any], key: str) -> Any:
-    """Return a setting from the top level of a config, or else from its scaling dict."""
-    value = config.get(key)
-    return scaling.get(key) if value is None else value
+# Keys that hold RoPE settings, and the keys under which a wrapper config (multimodal,
+# retrieval, omni) keeps the language model whose settings they are.
+_ROPE_KEYS = ("rope_parameters", "rope_scaling", "rope_theta")
+_WRAPPERS = ("text_config", "vlm_config", "thinker_config")
+
+
+def _language_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Return `config`, or the language model's config inside a wrapper without RoPE settings."""
+    if not any(key in config for key in _ROPE_KEYS):
+        for key in _WRAPPERS:
+            if isinstance(config.get(key), Mapping):
+                return _language_config(config[key])
+    return config
+
+
+def _holders(config: Mapping[str, Any]) -> list[str]:
+    """Name the sub-configs that hold RoPE settings (an encoder and a decoder, say)."""
+    return [
+        f"config[{key!r}]"
+        for key, value in config.items()
+        if isinstance(value, Mapping) and any(name in value for name in _ROPE_KEYS)
+    ]
+
+
+def _positive_int(config: Mapping[str, Any], key: str) -> int:
+    value = config[key]
+    if not is_integer(value):
+        raise TypeError(
+            f"config[{key!r}] must be a positive integer; got {value!r} "
+            f"(type {type(value).__name__})"
+        )
+    if int(value) < 1:
+        raise ValueError(f"config[{key!r}] must be a positive integer; got {int(value)}")
+    return int(value)
+
+
+def _config_head_dim(config: Mapping[str, Any], layer_type: str | None) -> tuple[int, str]:
+    """Return the head width transformers reads, and where it was read.
+
+    ``head_dim``, else DeepSeek's rotated part (``qk_rope_head_dim``, which
+    transformers' DeepSeek configs copy into ``head_dim``), else
+    ``hidden_size // num_attention_heads``; a layer type's own ``head_dim`` in
+    ``per_layer_config`` (Gemma 4's global layers) comes first.
+    """
+    overrides = config.get("per_layer_config")
+    kinds = config.get("layer_types")
+    if layer_type is not None and isinstance(overrides, Mapping) and isinstance(kinds, list):
+        for key, override in overrides.items():
+            index = int(key) if isinstance(key, str) and key.isdigit() else key
+            if (
+                is_integer(index)
+                and 0 <= index < len(kinds)
+                and kinds[index] == layer_type
+                and isinstance(override, Mapping)
+                and override.get("head_dim") is not None
+            ):
+                where = f"config['per_layer_config'][{key!r}]['head_dim']"
+                return check_d_model(override["head_dim"], name=where), where
+    for key in ("head_dim", "qk_rope_head_dim"):
+        if config.get(key) is not None:
+            return check_d_model(config[key], name=f"config[{key!r}]"), f"config[{key!r}]"
+    if "hidden_size" not in config or "num_attention_heads" not in config:
+        holders = _holders(config)
+        if holders and not any(key in config for key in _ROPE_KEYS):
+            raise ValueError(
+                f"config has no RoPE settings of its own; {', '.join(holders)} "
+                f"{'holds' if len(holders) == 1 else 'hold'} some: pass the one you mean"
+            )
+        raise ValueError(
+            "config needs head_dim, or hidden_size and num_attention_heads; got keys "
+            f"{sorted(map(str, config))}"
+        )
+    hidden = _positive_int(config, "hidden_size")
+    heads = _positive_int(config, "num_attention_heads")
+    where = f"hidden_size // num_attention_heads = {hidden} // {heads}"
+    if hidden < heads:
+        raise ValueError(
+            f"config's head width {where} is 0; hidden_size must be at least num_attention_heads"
+        )
+    return check_d_model(hidden // heads, name=f"the head width {where}"), where
+
+
+def _fraction_for(rotated: Any, head_dim: int) -> float:
+    """Return the fraction whose truncated product with `head_dim` is exactly `rotated`.
+
+    ``rotated / head_dim`` can round below the ratio (60 / 88), and
+    ``int(88 * (60 / 88))`` is then 59: step up to the next float until the
+    product truncates to the width asked for.
+    """
+    if not is_integer(rotated) or isinstance(rotated, bool):
+        raise TypeError(
+            f"config['rotary_dim'] must be a positive even integer; got {rotated!r} "
+            f"(type {type(rotated).__name__})"
+        )
+    width = int(rotated)
+    if width < 2 or width % 2 or width > head_dim:
+        raise ValueError(
+            f"config['rotary_dim'] must be a positive even integer up to head_dim={head_dim}; "
+            f"got {width}"
+        )
+    fraction = width / head_dim
+    while int(head_dim * fraction) < width:
+        fraction = math.nextafter(fraction, 2.0)
+    return fraction
 
 
 class RotaryEmbedding(nn.Module):
@@ -169,8 +277,9 @@ class RotaryEmbedding(nn.Module):
     ----------
     head_dim : int
         Size of each head's query and key vectors; a positive even integer.
-    base : float, default 10000.0
-        The base $b$ of the frequencies $\theta_i = b^{-2i/d}$ (``rope_theta``).
+    base : float, optional
+        The base $b$ of the frequencies $\theta_i = b^{-2i/d}$ (``rope_theta``):
+        ``scaling['rope_theta']`` if the dict has it, else this, else 10000.
     layout : {"interleaved", "concatenated"}, default "interleaved"
         Which dimensions form a rotated pair (see `convert_rotary_layout`);
         Hugging Face's Llama-style models use ``"concatenated"`` (``"half"``
@@ -182,10 +291,11 @@ class RotaryEmbedding(nn.Module):
         The config's ``max_position_embeddings``, read by the ``dynamic`` and
         ``longrope`` rules (and ``yarn`` without
         ``original_max_position_embeddings``).
-    partial_rotary_factor : float, default 1.0
+    partial_rotary_factor : float, optional
         Fraction of each head that is rotated: the first
         ``int(head_dim * partial_rotary_factor)`` dimensions; the rest pass
-        through unchanged.
+        through unchanged. ``scaling['partial_rotary_factor']`` comes first;
+        default 1.0.
     seq_len : int, optional
         The length the frequencies are fixed for, read by the two rules that
         depend on the length (``dynamic``, ``longrope``); default
@@ -269,11 +379,11 @@ class RotaryEmbedding(nn.Module):
         self,
         head_dim: int,
         *,
-        base: float = 10000.0,
+        base: float | None = None,
         layout: str = "interleaved",
         scaling: Mapping[str, Any] | None = None,
         max_position_embeddings: int | None = None,
-        partial_rotary_factor: float = 1.0,
+        partial_rotary_factor: float | None = None,
         seq_len: int | None = None,
     ) -> None:
         super().__init__()
@@ -285,10 +395,21 @@ class RotaryEmbedding(nn.Module):
             seq_len=seq_len if seq_len is not None else max_position_embeddings,
             partial_rotary_factor=partial_rotary_factor,
         )
+        parameters, _ = layer_parameters(scaling)  # flat: rope_frequencies took it
         self.head_dim = int(head_dim)
-        self.base = float(base)
+        theta = parameters.get("rope_theta")  # the dict's value comes first, as there
+        self.base = float(theta if theta is not None else 10000.0 if base is None else base)
         self.layout = _check_rotary_layout(layout, "layout")
-        self.rule = str((scaling or {}).get("rope_type", (scaling or {}).get("type", "default")))
+        self.rule = _rule_of(parameters, "scaling")
+        if self.rule == "dynamic" and seq_len is None:
+            warnings.warn(
+                "rule 'dynamic' depends on the sequence length and seq_len was not given: the "
+                f"frequencies are fixed for max_position_embeddings={max_position_embeddings}, "
+                "where dynamic NTK leaves them unscaled. Pass seq_len= the longest length the "
+                "module will serve",
+                UserWarning,
+                stacklevel=2,
+            )
         frequencies = result.frequencies
         frequencies.flags.writeable = False
         self.frequencies = frequencies
@@ -302,25 +423,44 @@ class RotaryEmbedding(nn.Module):
 
     @classmethod
     def from_config(
-        cls, config: Mapping[str, Any], *, layout: str = "concatenated", seq_len: int | None = None
+        cls,
+        config: Mapping[str, Any],
+        *,
+        layout: str = "concatenated",
+        seq_len: int | None = None,
+        layer_type: str | None = None,
     ) -> RotaryEmbedding:
-        """Build the module from a model's ``config.json`` (as a dict).
+        """Build the module from a model's ``config.json`` (as a dict), as transformers 5 reads it.
 
-        Reads ``head_dim`` (or ``qk_rope_head_dim``, DeepSeek's rotated part,
-        or ``hidden_size // num_attention_heads``), ``rope_theta``,
-        ``rope_scaling`` or ``rope_parameters``, ``max_position_embeddings``,
-        ``original_max_position_embeddings`` (Phi-3 keeps it at the top level)
-        and the rotated fraction (``partial_rotary_factor``, GPT-NeoX's
-        ``rotary_pct`` or GPT-J's ``rotary_dim``). Other keys are ignored.
+        Reads ``rope_scaling`` or ``rope_parameters`` (flat, or nested by layer
+        type), ``rope_theta`` and ``partial_rotary_factor`` (inside that dict
+        first, as transformers 5 reads them, else at the top level; a
+        disagreement between the two gives a warning),
+        ``max_position_embeddings``, ``original_max_position_embeddings``
+        (Phi-3 keeps it at the top level, where it wins for a flat dict), the
+        head width (``head_dim``, or ``qk_rope_head_dim``, DeepSeek's rotated
+        part, or ``hidden_size // num_attention_heads``; a layer
+        type's own ``head_dim`` in ``per_layer_config`` first) and GPT-NeoX's
+        ``rotary_pct`` or GPT-J's ``rotary_dim``. A config without RoPE
+        settings of its own that wraps a language model (``text_config``,
+        ``vlm_config``, ``thinker_config``) is read there. Other keys are
+        ignored.
 
         Parameters
         ----------
         config : mapping
-            The configuration.
+            The configuration, e.g. ``json.load`` of a ``config.json`` or a
+            transformers config's ``to_dict()``.
         layout : {"concatenated", "interleaved"}, default "concatenated"
             Hugging Face's Llama-style models rotate halves.
         seq_len : int, optional
-            As in the constructor.
+            As in the constructor. A ``dynamic`` config without it gives
+            unscaled frequencies, with a warning.
+        layer_type : str, optional
+            Which layers' RoPE to build (``"full_attention"``,
+            ``"sliding_attention"``...): required when ``rope_parameters`` is
+            nested by layer type (Gemma 3 and later); with a flat dict it
+            must be one of the config's ``layer_types``, if it lists them.
 
         Returns
         -------
@@ -329,8 +469,10 @@ class RotaryEmbedding(nn.Module):
         Raises
         ------
         TypeError, ValueError
-            If `config` is not a mapping, has no head width, or its RoPE
-            settings are invalid (see `pe.rope_frequencies`).
+            If `config` is not a mapping, has no head width (or a head width,
+            ``hidden_size`` or ``num_attention_heads`` that is not a positive
+            integer), a nested ``rope_parameters`` and no `layer_type`, or RoPE
+            settings that are invalid (see `pe.rope_frequencies`).
 
         Examples
         --------
@@ -338,43 +480,61 @@ class RotaryEmbedding(nn.Module):
         >>> phi2 = {"hidden_size": 2560, "num_attention_heads": 32, "partial_rotary_factor": 0.4}
         >>> RotaryEmbedding.from_config(phi2).rotary_dim
         32
+        >>> gemma3 = {"head_dim": 256, "layer_types": ["sliding_attention", "full_attention"],
+        ...           "rope_parameters": {
+        ...               "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+        ...               "full_attention": {"rope_type": "linear", "factor": 8.0,
+        ...                                  "rope_theta": 1000000.0}}}
+        >>> rope = RotaryEmbedding.from_config(gemma3, layer_type="full_attention")
+        >>> rope.rule, rope.base
+        ('linear', 1000000.0)
         """
         if not isinstance(config, Mapping):
             raise TypeError(f"config must be a dict; got {type(config).__name__}")
-        raw = config.get("rope_scaling") or config.get("rope_parameters") or {}
+        config = _language_config(config)
+        key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
+        raw = config.get(key) or {}
         if not isinstance(raw, Mapping):
-            raise TypeError(f"config['rope_scaling'] must be a dict; got {type(raw).__name__}")
-        scaling = {k: v for k, v in raw.items() if k not in ("rope_theta", "partial_rotary_factor")}
-        head_dim = config.get("qk_rope_head_dim") or config.get("head_dim")
-        if head_dim is None:
-            if "hidden_size" not in config or "num_attention_heads" not in config:
-                raise ValueError(
-                    "config needs head_dim, or hidden_size and num_attention_heads; got keys "
-                    f"{sorted(config)}"
-                )
-            head_dim = config["hidden_size"] // config["num_attention_heads"]
-        base = _config_value(config, raw, "rope_theta")
-        parameters = config.get("rope_parameters")
-        if base is None and isinstance(parameters, Mapping):
-            base = parameters.get("rope_theta")
-        fraction = _config_value(config, raw, "partial_rotary_factor")
+            raise TypeError(f"config[{key!r}] must be a dict; got {type(raw).__name__}")
+        try:
+            parameters, _ = layer_parameters(raw, layer_type)
+        except (TypeError, ValueError) as error:
+            raise type(error)(str(error).replace("scaling", f"config[{key!r}]", 1)) from None
+        kinds = config.get("layer_types")
+        if (
+            layer_type is not None
+            and parameters is raw
+            and isinstance(kinds, list)
+            and layer_type not in kinds
+        ):
+            raise ValueError(
+                f"layer_type={layer_type!r} is not one of the config's layer_types "
+                f"({', '.join(map(repr, dict.fromkeys(kinds)))})"
+            )
+        head_dim, _ = _config_head_dim(config, layer_type)
+        fraction = config.get("partial_rotary_factor")
         if fraction is None and config.get("rotary_pct") is not None:
             fraction = config["rotary_pct"]
         if fraction is None and config.get("rotary_dim") is not None:
-            fraction = config["rotary_dim"] / head_dim
-        rule = scaling.get("rope_type", scaling.get("type", "default"))
+            fraction = _fraction_for(config["rotary_dim"], head_dim)
+        scaling = dict(parameters)
+        rule = scaling.get("rope_type") or scaling.get("type") or "default"
         original = config.get("original_max_position_embeddings")
-        if original is not None and rule in ("yarn", "longrope", "llama3"):
+        if original is not None and parameters is raw and rule in ("yarn", "longrope", "llama3"):
             scaling["original_max_position_embeddings"] = original  # Phi-3: the top level wins
-        if rule == "default" and set(scaling) <= {"rope_type", "type"}:
-            scaling = {}
+        # Beside a dict nested by layer type, rope_theta is only the default of the entries
+        # that lack one (transformers' setdefault), so a different value is no disagreement.
+        nested = parameters is not raw
+        base = config.get("rope_theta")
+        if base is not None:
+            base = _base(base, "config['rope_theta']")
         return cls(
             head_dim,
-            base=10000.0 if base is None else base,
+            base=None if nested and "rope_theta" in parameters else base,
             layout=layout,
             scaling=scaling or None,
             max_position_embeddings=config.get("max_position_embeddings"),
-            partial_rotary_factor=1.0 if fraction is None else fraction,
+            partial_rotary_factor=fraction,
             seq_len=seq_len,
         )
 

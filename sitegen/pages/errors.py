@@ -49,6 +49,17 @@ CALLS: dict[str, tuple[str, ...]] = {
         "layout_permutation(8, 'rows', 'interleaved')",
         "convert_layout(np.zeros((2, 8)), 'interleaved', 'concatenated', axis=2)",
         "alibi_slopes(0)",
+        "rope_frequencies(64, scaling={'rope_type': 'ntk', 'factor': 2.0})",
+        "rope_frequencies(64, scaling={'rope_type': ['yarn']})",
+        "rope_frequencies(64, scaling={'rope_type': 'axial'})",
+        "rope_frequencies(64, scaling={'rope_type': 'linear', 'factor': '2'})",
+        "rope_frequencies(64, scaling={'rope_type': 'linear', 'factor': 10**400})",
+        "rope_frequencies(64, base=10**400)",
+        "rope_frequencies(64, scaling={'rope_type': 'dynamic', 'factor': 1e300}, max_position_embeddings=4096, seq_len=8192)",  # noqa: E501
+        "rope_frequencies(4, scaling={'rope_type': 'longrope', 'factor': 2.0, 'short_factor': [1, 1], 'long_factor': [2, 2], 'original_max_position_embeddings': 1})",  # noqa: E501
+        "rope_frequencies(64, scaling={'rope_type': 'yarn', 'factor': 4.0, 'beta_fast': -1}, max_position_embeddings=4096)",  # noqa: E501
+        "rope_frequencies(64, scaling={'full_attention': {'rope_type': 'default'}, 'sliding_attention': {'rope_type': 'default'}})",  # noqa: E501
+        "rope_frequencies(64, seq_len=-1)",
         "sinusoidal(4, 8, base=10**400)",
         "sinusoidal(torch.ones(3).requires_grad_(), 8)",
         "rotation_matrix(1, 2**24)",
@@ -93,6 +104,10 @@ CALLS: dict[str, tuple[str, ...]] = {
         "RelativePositionBias(4, kind='alibi')",
         "RotaryEmbedding(7)",
         "RotaryEmbedding(8)(torch.zeros(1, 4, 6), torch.zeros(1, 4, 6))",
+        "RotaryEmbedding.from_config({'hidden_size': 64, 'num_attention_heads': 0})",
+        "RotaryEmbedding.from_config({'hidden_size': '64', 'num_attention_heads': 4})",
+        "RotaryEmbedding.from_config({'head_dim': 88, 'rotary_dim': 61})",
+        "RotaryEmbedding.from_config({'head_dim': 64, 'layer_types': ['full_attention']}, layer_type='sliding_attention')",  # noqa: E501
         "ALiBi(0)",
         "ALiBi(2)(-1, 4)",
         "LearnedPositionalEmbedding(8, 4, dropout=10**400)",
@@ -129,6 +144,8 @@ def function_of(call: str, package: str) -> str:
     ('pe.sinusoidal', 'pe.nn.ALiBi')
     >>> function_of("conventions['paper'].table(4, 7)", "pe")
     'Convention.table'
+    >>> function_of("RotaryEmbedding.from_config({})", "pe.nn")
+    'pe.nn.RotaryEmbedding.from_config'
     """
     node: ast.expr = ast.parse(call, mode="eval").body
     while isinstance(node, ast.Call):
@@ -137,6 +154,8 @@ def function_of(call: str, package: str) -> str:
         return f"{package}.{node.id}"
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Subscript):
         return f"Convention.{node.attr}"
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{package}.{node.value.id}.{node.attr}"  # a class method
     raise ValueError(f"call={call!r}: cannot tell which public function it calls")
 
 
@@ -175,3 +194,43 @@ def error_table() -> str:
         else:
             raise AssertionError(f"{call} did not raise")
     return table(["function", "call", "raises", "message"], rows, align="llll")
+
+
+#: Calls that are accepted, as transformers accepts the same configuration, with a
+#: warning that names what was odd (the RoPE settings of a model's config).
+WARNINGS: dict[str, tuple[str, ...]] = {
+    "pe": (
+        "rope_frequencies(64, scaling={'rope_type': 'yarn', 'factor': 4.0, 'original_max_position_embeddings': 4096, 'beta_fast': 0})",  # noqa: E501
+        "rope_frequencies(128, scaling={'rope_type': 'llama3', 'factor': 8.0, 'low_freq_factor': 2.0, 'high_freq_factor': 2.0, 'original_max_position_embeddings': 8192})",  # noqa: E501
+        "rope_frequencies(64, base=10000.0, scaling={'rope_theta': 500000.0})",
+        "rope_frequencies(64, scaling={'rope_type': 'default', 'mrope_section': [8, 12, 12]})",
+        "rope_frequencies(64, scaling={'rope_type': 'yarn', 'factor': 16.0, 'original_max_position_embeddings': 16384, 'llama_4_scaling_beta': 0.1})",  # noqa: E501
+        "rope_frequencies(64, scaling={'rope_type': 'linear', 'factor': 2.0, 'beta_fast': 32})",
+    ),
+    "pe.nn": (
+        "RotaryEmbedding.from_config({'head_dim': 64, 'max_position_embeddings': 4096, 'rope_scaling': {'rope_type': 'dynamic', 'factor': 4.0}})",  # noqa: E501
+    ),
+}
+
+
+@cached_markdown
+def warning_table() -> str:
+    """Run every call of `WARNINGS`; one that raises or gives no warning fails the build."""
+    import importlib
+    import warnings
+
+    import torch
+
+    rows = []
+    for package, calls in WARNINGS.items():
+        module = importlib.import_module(package)
+        names = {name: getattr(module, name) for name in module.__all__} | {"torch": torch}
+        for call in calls:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                eval(call, {"__builtins__": {}}, dict(names))
+            messages = [str(w.message).replace("|", "\\|") for w in caught]
+            if not messages:
+                raise AssertionError(f"{call} gave no warning")
+            rows.append([f"`{function_of(call, package)}`", f"`{call}`", "<br>".join(messages)])
+    return table(["function", "call", "warning"], rows, align="lll")

@@ -171,12 +171,21 @@ def _transformers_factor(parameters: dict[str, Any]) -> str:
 
 
 def _pe_factor(parameters: dict[str, Any]) -> str:
+    """Return the attention factor `pe.rope_frequencies` takes from `parameters`.
+
+    Like transformers, pe ignores a key its rule does not read, with a warning
+    (a `UserWarning` naming the key); the cell says so.
+    """
+    import warnings
+
     import pe
 
-    try:
-        return fixed(pe.rope_frequencies(16, scaling=parameters).attention_factor, 4)
-    except ValueError:
-        return "refused (`ValueError` naming the key)"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        shown = fixed(pe.rope_frequencies(16, scaling=parameters).attention_factor, 4)
+    if any("does not read" in str(warning.message) for warning in caught):
+        shown += " (the key ignored, with a warning)"
+    return shown
 
 
 def engine_table() -> str:

@@ -11,10 +11,6 @@ installed folders; ``timm/__init__.py`` never runs.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
-import types
 from typing import Any
 
 import numpy as np
@@ -24,6 +20,7 @@ import torch
 import pe
 from pe.nn import AxialRotaryEmbedding
 from pe.nn.functional import grid_position_ids
+from sitegen.timm_files import load_timm_module
 
 embeddings = pytest.importorskip("diffusers.models.embeddings")
 transformer_flux = pytest.importorskip("diffusers.models.transformers.transformer_flux")
@@ -31,21 +28,12 @@ transformer_flux = pytest.importorskip("diffusers.models.transformers.transforme
 
 def _load_timm_pos_embed() -> Any:
     """Load timm.layers.pos_embed_sincos from the installed files, without timm/__init__.py."""
-    spec = importlib.util.find_spec("timm")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("timm is not installed")
-    root = next(iter(spec.submodule_search_locations))
-    saved = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "timm"}
     try:
-        for name, path in (("timm", root), ("timm.layers", f"{root}/layers")):
-            stub = types.ModuleType(name)
-            stub.__path__ = [path]
-            sys.modules[name] = stub
-        return importlib.import_module("timm.layers.pos_embed_sincos")
-    finally:
-        for name in [n for n in sys.modules if n.split(".")[0] == "timm"]:
-            del sys.modules[name]
-        sys.modules.update(saved)
+        return load_timm_module("layers.pos_embed_sincos")
+    except ModuleNotFoundError as error:
+        if error.name != "timm":
+            raise
+        pytest.skip("timm is not installed")
 
 
 @pytest.fixture(scope="module")

@@ -25,10 +25,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-import sys
-import types
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +34,7 @@ import torch
 
 import pe
 from pe.nn import functional
+from sitegen.timm_files import timm_files
 
 EPS32 = 2.0**-24
 
@@ -87,29 +85,18 @@ def require(module: str, package: str) -> Any:
 
 
 @pytest.fixture
-def load_timm() -> Iterator[tuple[Any, Any]]:
+def load_timm() -> Iterator[tuple[Any, ...]]:
     """timm's pos_embed_sincos and pos_embed modules, loaded without timm/__init__.py."""
-    spec = importlib.util.find_spec("timm")
-    if spec is None or not spec.submodule_search_locations:
+    try:
+        with timm_files("layers.pos_embed_sincos", "layers.pos_embed") as modules:
+            yield modules
+    except ModuleNotFoundError as error:
+        if error.name != "timm":
+            raise
         message = "timm is not installed; `make test` installs it without dependencies"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    root = Path(next(iter(spec.submodule_search_locations)))
-    saved = {k: v for k, v in sys.modules.items() if k == "timm" or k.startswith("timm.")}
-    for name, folder in (("timm", root), ("timm.layers", root / "layers")):
-        stub = types.ModuleType(name)
-        stub.__path__ = [str(folder)]
-        sys.modules[name] = stub
-    try:
-        yield (
-            importlib.import_module("timm.layers.pos_embed_sincos"),
-            importlib.import_module("timm.layers.pos_embed"),
-        )
-    finally:
-        for name in [k for k in sys.modules if k == "timm" or k.startswith("timm.")]:
-            del sys.modules[name]
-        sys.modules.update(saved)
 
 
 # ------------------------------------------------------------------ MAE

@@ -49,7 +49,7 @@ EXTRAS = ("transformers",)
 def needs(code: str) -> tuple[str, ...]:
     """The libraries of `EXTRAS` that `code` imports, sorted.
 
-    >>> needs("import torch\nfrom transformers import LlamaConfig")
+    >>> needs("import torch\\nfrom transformers import LlamaConfig")
     ('transformers',)
     """
     tree = ast.parse(code)

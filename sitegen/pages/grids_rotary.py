@@ -7,10 +7,7 @@ same inputs and reports the largest difference.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
-import sys
 import types
 from importlib import metadata
 from typing import Any
@@ -20,6 +17,7 @@ import numpy as np
 import pe
 from sitegen.cache import cached_markdown
 from sitegen.markdown import table
+from sitegen.timm_files import load_timm_module
 
 AXIS_NAMES = {
     "flux": ("index", "row", "column"),
@@ -237,32 +235,6 @@ def flat_positions_effect() -> str:
 
 
 # --- the libraries, run at build time on the same inputs --------------------------------------
-
-
-def load_timm_module(name: str) -> Any:
-    """Import ``timm.<name>`` from the installed files without running timm/__init__.py.
-
-    timm is installed without its dependencies, and its package ``__init__``
-    imports torchvision, which is not installed: stub parent packages whose
-    ``__path__`` points at the installed folders let the wanted module load.
-    """
-    spec = importlib.util.find_spec("timm")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("No module named 'timm'", name="timm")
-    root = next(iter(spec.submodule_search_locations))
-    saved = {key: module for key, module in sys.modules.items() if key.split(".")[0] == "timm"}
-    try:
-        parts = name.split(".")
-        for depth in range(len(parts)):
-            package = ".".join(["timm", *parts[:depth]])
-            stub = types.ModuleType(package)
-            stub.__path__ = ["/".join([root, *parts[:depth]])]
-            sys.modules[package] = stub
-        return importlib.import_module(f"timm.{name}")
-    finally:
-        for key in [key for key in sys.modules if key.split(".")[0] == "timm"]:
-            del sys.modules[key]
-        sys.modules.update(saved)
 
 
 def _largest(ours: Any, theirs: Any) -> float:

@@ -3,46 +3,18 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.util
-import sys
-import types
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import pe
 from sitegen.markdown import table
+from sitegen.timm_files import timm_files
 
 
-@contextlib.contextmanager
-def timm_layers() -> Iterator[tuple[Any, Any]]:
-    """Load timm's pos_embed_sincos and pos_embed without running timm/__init__.py.
-
-    timm is installed without its dependencies (torchvision), so ``import timm``
-    fails; stub parent packages whose ``__path__`` is the installed folder let
-    the two files load on their own. ``sys.modules`` is restored afterwards.
-    """
-    spec = importlib.util.find_spec("timm")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("No module named 'timm'", name="timm")
-    root = Path(next(iter(spec.submodule_search_locations)))
-    saved = {k: v for k, v in sys.modules.items() if k == "timm" or k.startswith("timm.")}
-    for name, folder in (("timm", root), ("timm.layers", root / "layers")):
-        stub = types.ModuleType(name)
-        stub.__path__ = [str(folder)]
-        sys.modules[name] = stub
-    try:
-        yield (
-            importlib.import_module("timm.layers.pos_embed_sincos"),
-            importlib.import_module("timm.layers.pos_embed"),
-        )
-    finally:
-        for name in [k for k in sys.modules if k == "timm" or k.startswith("timm.")]:
-            del sys.modules[name]
-        sys.modules.update(saved)
+def timm_layers() -> contextlib.AbstractContextManager[tuple[Any, ...]]:
+    """Load timm's pos_embed_sincos and pos_embed without its __init__ (sitegen.timm_files)."""
+    return timm_files("layers.pos_embed_sincos", "layers.pos_embed")
 
 
 def library_check(size: int = 14, dim: int = 768) -> str:

@@ -1,4 +1,7 @@
-"""Shared fixtures: one strict build of the site per session, a local server, Chromium."""
+"""Shared fixtures: one strict build of the site per session, a local server, Chromium.
+
+The build starts in the background as soon as the tests are collected.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +67,31 @@ def count_checks(
     return calls
 
 
+def _mkdocs_command(
+    destination: Path,
+    cache: Path,
+    *,
+    check_links: bool = False,
+    config: Path | None = None,
+    offline: bool = False,
+) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of one ``mkdocs build --strict``."""
+    env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
+    env["PE_CHECK_LINKS"] = "true" if check_links else "false"
+    env.pop("SITE_URL", None)
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]
+    if offline:
+        command, env = tools.offline.offline(command, env)
+    if config is not None:
+        command += ["--config-file", str(config)]
+    return command, env
+
+
+def _run(command: list[str], env: dict[str, str]) -> tuple[int, str]:
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    return result.returncode, result.stdout + result.stderr
+
+
 def mkdocs_build(
     destination: Path,
     cache: Path,
@@ -77,39 +106,61 @@ def mkdocs_build(
     With `offline`, the build runs with no network (see `tools.offline`).
     With `should_fail`, it is the other way round: the test fails if it builds.
     """
-    env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
-    env["PE_CHECK_LINKS"] = "true" if check_links else "false"
-    env.pop("SITE_URL", None)
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]
-    if offline:
-        command, env = tools.offline.offline(command, env)
-    if config is not None:
-        command += ["--config-file", str(config)]
-    result = subprocess.run(
-        command,
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+    code, log = _run(
+        *_mkdocs_command(
+            destination, cache, check_links=check_links, config=config, offline=offline
+        )
     )
-    log = result.stdout + result.stderr
-    if should_fail and result.returncode == 0:
+    if should_fail and code == 0:
         pytest.fail(f"mkdocs build --strict should have failed:\n{log[-4000:]}")
-    if not should_fail and result.returncode != 0:
+    if not should_fail and code != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{log[-4000:]}")
     return log
 
 
+# The session's site is built in the background from the moment the tests are
+# collected, while the tests that need no site run first (see
+# pytest_collection_modifyitems): on two cores the build and those tests overlap.
+_SITE_FIXTURES = {"site", "server", "http_server", "zensical_site"}
+_site_build: Future[SiteBuild | str] | None = None
+
+
+def _build_site(root: Path) -> SiteBuild | str:
+    """The cold build (links checked, no network), then the warm one; a log if one fails."""
+    cache, directory, second = root / "figure-cache", root / "site", root / "site-again"
+    logs = []
+    for destination, options in ((directory, {"check_links": True, "offline": True}), (second, {})):
+        code, log = _run(*_mkdocs_command(destination, cache, **options))  # type: ignore[arg-type]
+        if code != 0:
+            return f"mkdocs build --strict failed:\n{log[-4000:]}"
+        logs.append(log)
+    return SiteBuild(directory, second, cache, logs[0], logs[1], tools.offline.isolation()[1])
+
+
+def _needs_site(item: pytest.Item) -> bool:
+    return bool(_SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the tests that need no built site first, in their usual order, then the rest."""
+    items.sort(key=_needs_site)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start building the site now if a selected test needs it."""
+    global _site_build
+    if any(_needs_site(item) for item in session.items):
+        root = session.config._tmp_path_factory.mktemp("site-build")  # type: ignore[attr-defined]
+        _site_build = ThreadPoolExecutor(max_workers=1).submit(_build_site, root)
+
+
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> SiteBuild:
-    cache = tmp_path_factory.mktemp("figure-cache")
-    directory = tmp_path_factory.mktemp("site")
-    second = tmp_path_factory.mktemp("site-again")
-    # The cold build checks links and has no network; the warm one is a plain build.
-    cold = mkdocs_build(directory, cache, check_links=True, offline=True)
-    warm = mkdocs_build(second, cache)
-    return SiteBuild(directory, second, cache, cold, warm, tools.offline.isolation()[1])
+def site() -> SiteBuild:
+    assert _site_build is not None, "the site build starts when a test that needs it is collected"
+    built = _site_build.result()
+    if isinstance(built, str):
+        pytest.fail(built)
+    return built
 
 
 @pytest.fixture(scope="session")

@@ -58,6 +58,7 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
         " const h = document.createElement('h2'); h.style.width = 'min-content';"
         ' h.innerHTML = \'wrapping<a class="headerlink" href="#">¶</a>\';'
         " h.lastChild.style.display = 'inline-block';"
+        " document.querySelector('.katex-html .mord').style.color = '#bbb';"
         " document.querySelector('article').append(h); }"
     )
     html = page.content()
@@ -74,3 +75,4 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
     assert result.sideways
     assert result.stray_permalinks
     assert any("color-contrast" in v for v in result.violations)
+    assert any("math-ink" in v for v in result.violations)

@@ -6,9 +6,12 @@ The build starts in the background as soon as the tests are collected.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -118,11 +121,13 @@ def mkdocs_build(
     return log
 
 
-# The session's site is built in the background from the moment the tests are
-# collected, while the tests that need no site run first (see
-# pytest_collection_modifyitems): on two cores the build and those tests overlap.
-_SITE_FIXTURES = {"site", "server", "http_server", "zensical_site"}
-_site_build: Future[SiteBuild | str] | None = None
+# The slow builds run in the background, one after another, from the moment the
+# tests are collected: the MkDocs site (cold, then warm), the Zensical site, and
+# a second run of every figure script. The tests that need none of them run
+# first (see pytest_collection_modifyitems), so on two cores the two overlap.
+# A job runs only if a selected test needs its fixture.
+_BACKGROUND_FIXTURES = ("site", "zensical_site", "figure_reruns")
+_jobs: dict[str, Future[Any]] = {}
 
 
 def _build_site(root: Path) -> SiteBuild | str:
@@ -137,30 +142,110 @@ def _build_site(root: Path) -> SiteBuild | str:
     return SiteBuild(directory, second, cache, logs[0], logs[1], tools.offline.isolation()[1])
 
 
-def _needs_site(item: pytest.Item) -> bool:
-    return bool(_SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
+def _build_zensical(root: Path) -> Path | str | None:
+    """``zensical build --strict`` sharing the MkDocs build's cache; None without Zensical.
+
+    Not with ``--clean``: Zensical's cache is ``.cache/`` of the project, and
+    ``--clean`` empties all of it, the figure cache of `sitegen.cache` included.
+    Zensical keeps its output inside the project: a scratch folder under .cache/.
+    """
+    if importlib.util.find_spec("zensical") is None:
+        return None
+    built = _jobs["site"].result()
+    if isinstance(built, str):
+        return built
+    (ROOT / ".cache").mkdir(exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix="site-zensical-", dir=ROOT / ".cache"))
+    env = dict(os.environ, PE_CACHE=str(built.cache), PE_SITE_DIR=str(directory))
+    env.pop("SITE_URL", None)
+    code, log = _run([sys.executable, "-m", "zensical", "build", "--strict"], env)
+    if code != 0 or not (directory / "index.html").is_file():
+        shutil.rmtree(directory, ignore_errors=True)
+        return f"zensical build --strict failed:\n{log[-4000:]}"
+    return directory
+
+
+def _rerun_figures(root: Path) -> dict[str, Path] | str:
+    """Every figure script run again, each in a new process: its files by name."""
+    from sitegen import figures
+
+    def rerun(script: Path) -> tuple[Path, int, str]:
+        out = root / script.stem
+        out.mkdir()
+        result = subprocess.run(
+            [sys.executable, str(script), str(out)],
+            cwd=ROOT,
+            env=figures.script_environment(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return out, result.returncode, result.stderr
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(rerun, figures.figure_scripts()))
+    failed = [f"{out.name}: {stderr[-2000:]}" for out, code, stderr in runs if code != 0]
+    if failed:
+        return "a figure script failed on its second run:\n" + "\n".join(failed)
+    return {path.name: path for out, _, _ in runs for path in out.iterdir()}
+
+
+def _needs(item: pytest.Item, fixture: str) -> bool:
+    return fixture in getattr(item, "fixturenames", ())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the tests that need no built site first, in their usual order, then the rest."""
-    items.sort(key=_needs_site)
+    """Run the tests that need no background job first, in their usual order, then the rest."""
+    items.sort(key=lambda item: any(_needs(item, name) for name in _BACKGROUND_FIXTURES))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start building the site now if a selected test needs it."""
-    global _site_build
-    if any(_needs_site(item) for item in session.items):
-        root = session.config._tmp_path_factory.mktemp("site-build")  # type: ignore[attr-defined]
-        _site_build = ThreadPoolExecutor(max_workers=1).submit(_build_site, root)
+    """Start the background jobs that the selected tests need, in one worker thread."""
+    wanted = [
+        name for name in _BACKGROUND_FIXTURES if any(_needs(item, name) for item in session.items)
+    ]
+    if not wanted:
+        return
+    if "site" not in wanted and "zensical_site" in wanted:
+        wanted.insert(0, "site")
+    factory = session.config._tmp_path_factory  # type: ignore[attr-defined]
+    jobs = {"site": _build_site, "zensical_site": _build_zensical, "figure_reruns": _rerun_figures}
+    worker = ThreadPoolExecutor(max_workers=1)
+    for name in wanted:
+        _jobs[name] = worker.submit(jobs[name], factory.mktemp(name))
+    worker.shutdown(wait=False)
+
+
+def _background(name: str) -> Any:
+    """The result of a background job; the test fails with the job's log if it failed."""
+    assert name in _jobs, f"the background job {name} starts when a test that needs it is selected"
+    result = _jobs[name].result()
+    if isinstance(result, str):
+        pytest.fail(result)
+    return result
 
 
 @pytest.fixture(scope="session")
 def site() -> SiteBuild:
-    assert _site_build is not None, "the site build starts when a test that needs it is collected"
-    built = _site_build.result()
-    if isinstance(built, str):
-        pytest.fail(built)
+    built: SiteBuild = _background("site")
     return built
+
+
+@pytest.fixture(scope="session")
+def zensical_site() -> Iterator[Path]:
+    """The site built by ``zensical build --strict`` (skipped if Zensical is not installed)."""
+    directory: Path | None = _background("zensical_site")
+    if directory is None:
+        pytest.skip("zensical is not installed")
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def figure_reruns() -> dict[str, Path]:
+    """Each figure file drawn by a second run of its script, by file name."""
+    files: dict[str, Path] = _background("figure_reruns")
+    return files
 
 
 @pytest.fixture(scope="session")

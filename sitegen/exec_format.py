@@ -14,21 +14,37 @@ through a figure script that imports it) shows a note saying so in place of
 its output, and the rest of the page renders. Without ``PE_SERVE`` (``make
 build``, ``make test``, any strict build) such a block fails the build as
 before, and with the libraries installed every block runs as usual.
+
+A block's HTML is kept in ``.cache/blocks/`` under the hash of its code, its
+options, the page converter's extensions, every source file a block can read
+(``pe``, ``sitegen``, ``examples``, ``scripts``, ``docs``, ``benchmarks/results``,
+``mkdocs.yml``) and the libraries' versions, so a build with nothing changed
+imports neither torch nor transformers and runs no block. Blocks of a
+``session`` (which share state) and blocks whose output has headings (which
+markdown-exec also adds to the page's table of contents) always run, and so
+does every block of a ``make serve`` build that lacks a library.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib.util
 import logging
 import os
 import re
 import sys
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import markdown_exec
 import numpy as np
+from markdown_exec._internal.formatters import base as _exec_base
+from markupsafe import Markup
+
+from sitegen.cache import ROOT, cache_root, digest, write_atomically
 
 _NUMPY_DEFAULTS = np.get_printoptions()
 
@@ -140,7 +156,83 @@ def _guarded(options: dict[str, Any]) -> Callable[[str], tuple[str, str]]:
     return transform
 
 
+#: What a block can read, and the libraries whose version changes what it prints.
+BLOCK_INPUTS = ("pe", "sitegen", "examples", "scripts", "docs", "benchmarks/results")
+BLOCK_LIBRARIES = (
+    "numpy", "torch", "matplotlib", "markdown", "markdown-exec", "pymdown-extensions",
+    "transformers", "diffusers", "timm", "keras-hub", "positional-encodings",
+)  # fmt: skip
+_HEADING = re.compile(r"<h[1-6][\s>]")
+
+
+@functools.cache
+def _inputs_key() -> str:
+    files = sorted(
+        path
+        for folder in BLOCK_INPUTS
+        for path in (ROOT / folder).rglob("*")
+        if path.is_file()
+        and path.suffix in (".py", ".json", ".md")
+        and "__pycache__" not in path.parts
+    )
+    found = []
+    for name in BLOCK_LIBRARIES:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} -")
+    extra = f"{sys.version} {found} {missing_optional()} {serving()}"
+    return digest([*files, ROOT / "mkdocs.yml"], extra=extra)
+
+
+def _block_file(source: str, language: str, options: dict[str, Any], md: Any) -> Path:
+    settings = sorted((k, repr(v)) for k, v in options.items() if not callable(v))
+    converter = sorted(f"{type(e).__module__}.{type(e).__name__}" for e in md.registeredExtensions)
+    key = repr((source, language, settings, type(md).__module__, converter, _inputs_key()))
+    return cache_root() / "blocks" / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".html")
+
+
 def formatter(*args: Any, **kwargs: Any) -> Any:
+    """Format the block with markdown-exec, or read it from the cache (see the module doc)."""
+    source, language, _, options, md = (*args, *[None] * 5)[:5]
+    options = kwargs.get("options", options) or {}
+    cacheable = (
+        isinstance(source, str)
+        and md is not None
+        and not options.get("session")
+        and not (serving() and missing_optional())
+    )
+    stored = _block_file(source, language, options, md) if cacheable else None
+    if stored is not None and stored.is_file():
+        return Markup(stored.read_text(encoding="utf-8"))
+    failures = len(_FAILURES)
+    html = _run_formatter(*args, **kwargs)
+    failed = len(_FAILURES) > failures
+    if stored is not None and not failed and not _HEADING.search(str(html)):
+        write_atomically(stored, str(html))
+    return html
+
+
+# markdown-exec reports a block that fails with a warning (which fails a strict
+# build) and renders the error: such a block is never kept, so the next build
+# runs it again and fails again. Its logger is wrapped to count the warnings.
+_FAILURES: list[str] = []
+
+
+def _count_failures() -> None:
+    reporter = _exec_base._logger
+
+    def warning(message: str, *args: Any, **kwargs: Any) -> None:
+        _FAILURES.append(message)
+        reporter._logger.warning(message, *args, **kwargs)
+
+    reporter.warning = warning  # type: ignore[attr-defined]
+
+
+_count_failures()
+
+
+def _run_formatter(*args: Any, **kwargs: Any) -> Any:
     """Reset print options, then format the block with markdown-exec."""
     np.set_printoptions(**_NUMPY_DEFAULTS)
     torch = sys.modules.get("torch")

@@ -45,6 +45,52 @@ def render(source: str) -> str:
     return md.convert(source)
 
 
+@pytest.fixture(autouse=True)
+def block_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test keeps blocks in a cache of its own."""
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "blocks"
+
+
+def counting_block(tally: Path, body: str = "", options: str = "") -> str:
+    """A block that adds a line to `tally` each time it runs, and prints `body`."""
+    return (
+        f'```python exec="on"{options}\n'
+        f"with open({str(tally)!r}, 'a') as f:\n    f.write('ran\\n')\nprint({body!r})\n```\n"
+    )
+
+
+def test_a_block_is_kept_and_read_back_without_running(tmp_path: Path, block_cache: Path) -> None:
+    tally = tmp_path / "tally"
+    first = render(counting_block(tally, "Kept output"))
+    second = render(counting_block(tally, "Kept output"))
+    assert "Kept output" in first
+    assert second == first
+    assert tally.read_text().splitlines() == ["ran"]
+    assert len(list(block_cache.iterdir())) == 1
+    # Another block, or the same one once a source it can read has changed, runs.
+    render(counting_block(tally, "Other output"))
+    assert tally.read_text().splitlines() == ["ran", "ran"]
+
+
+def test_failing_session_and_heading_blocks_run_every_time(
+    tmp_path: Path, block_cache: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tally = tmp_path / "tally"
+    failing = counting_block(tally).replace("print('')", "1 / 0")
+    for _ in range(2):
+        with caplog.at_level(logging.WARNING):
+            caplog.clear()
+            render(failing)
+        assert "ZeroDivisionError" in caplog.text  # a strict build fails on it every time
+    render(counting_block(tally, "## A heading"))
+    render(counting_block(tally, "## A heading"))
+    render(counting_block(tally, "shared", options=' session="s"'))
+    render(counting_block(tally, "shared", options=' session="s"'))
+    assert tally.read_text().splitlines() == ["ran"] * 6
+    assert not block_cache.exists() or list(block_cache.iterdir()) == []
+
+
 @pytest.fixture
 def torch_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(exec_format, "missing_optional", lambda: ["torch"])

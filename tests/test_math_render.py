@@ -55,8 +55,11 @@ def difference(site: Image.Image, reference: Image.Image) -> float:
 def compare(browser: Any, base: str, path: str, source: str) -> list[tuple[str, float]]:
     """(TeX, difference) for each display formula of `path`; fails on a size mismatch."""
     tex = display_tex((ROOT / source).read_text(encoding="utf-8"))
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
-    site, plain = context.new_page(), context.new_page()
+    # One context each: a screenshot of one of two pages sharing a context
+    # first brings it to the front (about a second per switch).
+    options = {"viewport": {"width": 1280, "height": 900}, "device_scale_factor": 1}
+    context, plain_context = browser.new_context(**options), browser.new_context(**options)
+    site, plain = context.new_page(), plain_context.new_page()
     site.goto(base + path, wait_until="load")
     wait_for_math(site)
     parts = site.locator("div.arithmatex > .katex-display > .katex")
@@ -100,6 +103,7 @@ def compare(browser: Any, base: str, path: str, source: str) -> list[tuple[str, 
         size = (min(ours.width, theirs.width), min(ours.height, theirs.height))
         results.append((formula, difference(ours.crop((0, 0, *size)), theirs.crop((0, 0, *size)))))
     context.close()
+    plain_context.close()
     return results
 
 

@@ -776,3 +776,59 @@ def test_from_config_names_the_bad_key(
     layer_type = "sliding_attention" if "layer_types" in config else None
     with pytest.raises(error, match=message):
         RotaryEmbedding.from_config(config, layer_type=layer_type)
+
+
+def test_ntk_aware_base_against_the_formula_pair_by_pair() -> None:
+    import mpmath
+
+    mpmath.mp.dps = 30
+    for base, factor, dim in ((10000.0, 8.0, 128), (500000.0, 4.0, 64), (10000.0, 2.5, 6)):
+        new_base = pe.ntk_aware_base(base, factor, dim)
+        # θ'_i = b^(-2i/d) · s^(-2i/(d-2)): pair 0 kept, the last pair divided by s exactly.
+        expected = [
+            mpmath.mpf(base) ** (-2 * mpmath.mpf(i) / dim)
+            * mpmath.mpf(factor) ** (-2 * mpmath.mpf(i) / (dim - 2))
+            for i in range(dim // 2)
+        ]
+        got = pe.rope_frequencies(dim, base=new_base).frequencies
+        assert got == pytest.approx([float(value) for value in expected], rel=1e-13)
+        assert got[0] == 1.0
+        plain = pe.rope_frequencies(dim, base=base).frequencies
+        assert plain[-1] / got[-1] == pytest.approx(factor, rel=1e-13)
+    assert pe.ntk_aware_base(10000.0, 1.0, 128) == 10000.0
+
+
+def test_ntk_aware_base_is_the_dynamic_base_at_the_length_where_alpha_equals_s() -> None:
+    # transformers' dynamic rule: α = s·n/L - (s - 1); α = s at n = L(2s - 1)/s.
+    transformers_rope = importlib.import_module("transformers.modeling_rope_utils")
+    from transformers import LlamaConfig
+
+    config = LlamaConfig(
+        hidden_size=256,
+        num_attention_heads=4,
+        max_position_embeddings=512,
+        rope_parameters={"rope_type": "dynamic", "factor": 4.0, "rope_theta": 10000.0},
+    )
+    inv_freq, _ = transformers_rope._compute_dynamic_ntk_parameters(config, seq_len=896)
+    static = pe.rope_frequencies(64, base=pe.ntk_aware_base(10000.0, 4.0, 64)).frequencies
+    assert static == pytest.approx(inv_freq.double().numpy(), rel=2e-6)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "words"),
+    [
+        ((1.0, 2.0, 64), ValueError, "base"),
+        ((10000.0, 0.5, 64), ValueError, "factor"),
+        ((10000.0, float("nan"), 64), ValueError, "factor"),
+        ((10000.0, "2", 64), TypeError, "factor"),
+        ((10000.0, 2.0, 2), ValueError, "dim must be an even integer of at least 4"),
+        ((10000.0, 2.0, 63), ValueError, "dim"),
+        ((10000.0, 2.0, 64.5), TypeError, "dim"),
+        ((1e300, 1e300, 64), ValueError, "too large"),
+    ],
+)
+def test_ntk_aware_base_refusals_name_the_parameter(
+    arguments: tuple[Any, Any, Any], error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error, match=words):
+        pe.ntk_aware_base(*arguments)

@@ -472,7 +472,7 @@ def _proportional(
 
 
 def ntk_aware_base(base: float, factor: float, dim: int) -> float:
-    r"""The static NTK-aware base: $b' = b\,s^{\mathrm{dim}/(\mathrm{dim}-2)}$.
+    r"""Return the static NTK-aware base $b' = b\,s^{\mathrm{dim}/(\mathrm{dim}-2)}$.
 
     A larger base chosen so that, with $\theta'_i = b'^{-2i/\mathrm{dim}}$, the
     fastest pair ($i = 0$) keeps its frequency and the slowest
@@ -527,7 +527,7 @@ def ntk_aware_base(base: float, factor: float, dim: int) -> float:
             f"rescale apart from its fastest); got {dim}"
         )
     try:
-        new_base = base * factor ** (dim / (dim - 2))
+        new_base = base * math.pow(factor, dim / (dim - 2))
     except OverflowError:
         new_base = math.inf
     if not math.isfinite(new_base):

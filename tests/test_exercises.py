@@ -31,6 +31,7 @@ CHAPTERS = (
     "grids/timesteps",
     "grids/images",
     "grids/rotary",
+    "beyond/rope-scaling",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -52,6 +53,48 @@ def pe_value(position: float, column: int, d_model: int, base: float = 10000.0) 
 def dot_for_offset(offset: int, d_model: int) -> float:
     """PE(p)·PE(p+k) = Σ_i cos(k ω_i), the identity of the rotation chapter."""
     return sum(math.cos(offset * 10000.0 ** (-2 * i / d_model)) for i in range(d_model // 2))
+
+
+def _past_arc(new: list[float], old: list[float], trained: int, target: int) -> int:
+    """Pairs whose arc over `target` positions passes the arc over `trained` (capped at 2π)."""
+    return sum(
+        min(target * n, 2 * math.pi) > min(trained * o, 2 * math.pi) + 1e-9
+        for n, o in zip(new, old, strict=True)
+    )
+
+
+def _llama3(
+    theta: float, trained: int = 4096, s: float = 8.0, low: float = 1.0, high: float = 4.0
+) -> float:
+    """Meta's Llama 3.1 rule for one frequency, from its wavelength."""
+    wavelength = 2 * math.pi / theta
+    if wavelength < trained / high:
+        return theta
+    if wavelength > trained / low:
+        return theta / s
+    smooth = (trained / wavelength - low) / (high - low)
+    return (1 - smooth) * theta / s + smooth * theta
+
+
+_THETA = [10000.0 ** (-2 * i / 128) for i in range(64)]
+
+
+def _rope_scaling_1() -> list[float]:
+    # Static NTK-aware: θ_i · 8^(-2i/126), written from the YaRN paper's b' = b·s^(d/(d-2)).
+    ntk = [t * 8.0 ** (-2 * i / 126) for i, t in enumerate(_THETA)]
+    rules = ([t / 8 for t in _THETA], ntk, [_llama3(t) for t in _THETA])
+    out: list[float] = []
+    for new in rules:
+        out += [_past_arc(new, _THETA, 4096, 32768), round(new[0], 4)]
+    return out
+
+
+def _rope_scaling_2() -> list[float]:
+    scale = (0.1 * math.log(8) + 1) ** 2
+    ratio = (math.exp(2 * scale) / (math.exp(2 * scale) + 4095)) / (
+        math.exp(2) / (math.exp(2) + 4095)
+    )
+    return [scale, 1 / scale, ratio]
 
 
 EXPECTED = {
@@ -140,6 +183,10 @@ EXPECTED = {
     "images_1": lambda a: a == pytest.approx([2, 7, math.sin(7)], abs=5e-7),
     # Column 23 at scale 14/24 sits at 23 * 14 / 24; pair 0's frequency is 1.
     "images_2": lambda a: a == pytest.approx([23 * 14 / 24, math.sin(23 * 14 / 24)], abs=5e-7),
+    # Linear: nothing past its arc, pair 0 at 1/8; NTK-aware: pair 0 kept, middle pairs
+    # past their arc; llama3: neither.
+    "rope_scaling_1": lambda a: a == _rope_scaling_1() and a[2] > 0 and a[4] == 0,
+    "rope_scaling_2": lambda a: a == pytest.approx(_rope_scaling_2(), abs=5e-5),
     "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 

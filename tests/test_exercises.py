@@ -32,6 +32,8 @@ CHAPTERS = (
     "grids/images",
     "grids/rotary",
     "beyond/rope-scaling",
+    "beyond/alibi",
+    "beyond/position-ids",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -187,6 +189,15 @@ EXPECTED = {
     # past their arc; llama3: neither.
     "rope_scaling_1": lambda a: a == _rope_scaling_1() and a[2] > 0 and a[4] == 0,
     "rope_scaling_2": lambda a: a == pytest.approx(_rope_scaling_2(), abs=5e-5),
+    # Slopes 2^-(h+1) for 8 heads: bias -10 at distance 10·2^(h+1), 20 to 2560.
+    "alibi_1": lambda a: a == [10 * 2**1, 10 * 2**8],
+    # The gentlest slope is 2^-8: -8192/256 = -32.
+    "alibi_2": lambda a: a == pytest.approx([-32, math.exp(-32)], rel=1e-3),
+    # Real tokens count 0, 1, 2 from their first; padding sits at 0.
+    "position_ids_1": lambda a: a == [0, 0, 0, 0, 1, 2, 0, 1, 2, 0, 0, 0],
+    # Three pads shift every real token by 3: RoPE's scores keep (offsets only),
+    # an added encoding's do not.
+    "position_ids_2": lambda a: a[0] == 3 and a[1] < 1e-12 and a[2] > 0.1,
     "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 

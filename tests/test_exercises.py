@@ -34,6 +34,8 @@ CHAPTERS = (
     "beyond/rope-scaling",
     "beyond/alibi",
     "beyond/position-ids",
+    "beyond/relative-bias",
+    "beyond/learned",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -97,6 +99,23 @@ def _rope_scaling_2() -> list[float]:
         math.exp(2) / (math.exp(2) + 4095)
     )
     return [scale, 1 / scale, ratio]
+
+
+def _t5_bucket(offset: int, num_buckets: int = 32, max_distance: int = 128) -> int:
+    """T5's bidirectional bucket, from the formula: half per direction, exact then log."""
+    half = num_buckets // 2
+    bucket = half if offset > 0 else 0
+    distance = abs(offset)
+    exact = half // 2
+    if distance < exact:
+        return bucket + distance
+    wide = exact + int(math.log(distance / exact) / math.log(max_distance / exact) * (half - exact))
+    return bucket + min(wide, half - 1)
+
+
+def _relative_bias_2() -> list[int]:
+    last = [n for n in range(1, 4096) if _t5_bucket(n) == 31]
+    return [min(last), len(last)]
 
 
 EXPECTED = {
@@ -198,6 +217,10 @@ EXPECTED = {
     # Three pads shift every real token by 3: RoPE's scores keep (offsets only),
     # an added encoding's do not.
     "position_ids_2": lambda a: a[0] == 3 and a[1] < 1e-12 and a[2] > 0.1,
+    "relative_bias_1": lambda a: a == [_t5_bucket(n) for n in (-1, 1, 7, 8, 20, 127, 128, 1000)],
+    "relative_bias_2": lambda a: a == _relative_bias_2(),
+    "learned_1": lambda a: a == [1024 * 768, 4 * 1024 * 768],
+    "learned_2": lambda a: a == [1, 4096 - 512, (4096 - 512) * 768],
     "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 

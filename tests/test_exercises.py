@@ -36,6 +36,7 @@ CHAPTERS = (
     "beyond/position-ids",
     "beyond/relative-bias",
     "beyond/learned",
+    "beyond/rope-in-a-model",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -221,6 +222,11 @@ EXPECTED = {
     "relative_bias_2": lambda a: a == _relative_bias_2(),
     "learned_1": lambda a: a == [1024 * 768, 4 * 1024 * 768],
     "learned_2": lambda a: a == [1, 4096 - 512, (4096 - 512) * 768],
+    # Dynamic NTK: alpha = s·n/L - (s - 1) divides the slowest pair.
+    "rope_in_a_model_1": lambda a: (
+        a == pytest.approx([4 * 1000 / 512 - 3, 4 * 1024 / 512 - 3], abs=5e-5)
+    ),
+    "rope_in_a_model_2": lambda a: a == pytest.approx([1.0, 4 * 2048 / 512 - 3], abs=5e-5),
     "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 

@@ -37,6 +37,7 @@ CHAPTERS = (
     "beyond/relative-bias",
     "beyond/learned",
     "beyond/rope-in-a-model",
+    "beyond/comparison",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -227,6 +228,14 @@ EXPECTED = {
         a == pytest.approx([4 * 1000 / 512 - 3, 4 * 1024 / 512 - 3], abs=5e-5)
     ),
     "rope_in_a_model_2": lambda a: a == pytest.approx([1.0, 4 * 2048 / 512 - 3], abs=5e-5),
+    # Learned: 512 rows of 768; T5: 32 buckets for each of 12 heads; the formulas learn nothing.
+    "comparison_1": lambda a: a == [0, 512 * 768, 32 * 12, 0, 0],
+    # RoPE, head 64: pair i (θ = 10^(-i/8)) is past its arc when 512·θ < 2π.
+    # ALiBi's gentlest slope of 8 heads is 1/256: the bias reaches -1023/256.
+    "comparison_2": lambda a: (
+        a[:3] == [512, sum(512 * 10 ** (-i / 8) < 2 * math.pi for i in range(32)), 0]
+        and a[3] == pytest.approx(-1023 / 256, abs=5e-5)
+    ),
     "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import pe
-from sitegen.markdown import number, table
+from sitegen.markdown import table
 
 HEAD_DIM = 128
 BASE = 10000.0
@@ -222,10 +222,10 @@ def rules_table() -> str:
             [
                 name,
                 measured.pairs_past_arc,
-                number(measured.overshoot, 3),
-                number(measured.fastest, 4),
-                number(measured.near_change, 3),
-                number(measured.attention_factor, 4),
+                measured.overshoot,
+                measured.fastest,
+                measured.near_change,
+                measured.attention_factor,
             ]
         )
     return table(
@@ -239,6 +239,7 @@ def rules_table() -> str:
         ],
         rows,
         align="lrrrrr",
+        formats=[None, None, "f3", "f4", "f3", "f4"],
     )
 
 

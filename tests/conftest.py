@@ -1,12 +1,19 @@
-"""Shared fixtures: one strict build of the site per session, a local server, Chromium."""
+"""Shared fixtures: one strict build of the site per session, a local server, Chromium.
+
+The build starts in the background as soon as the tests are collected.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +70,31 @@ def count_checks(
     return calls
 
 
+def _mkdocs_command(
+    destination: Path,
+    cache: Path,
+    *,
+    check_links: bool = False,
+    config: Path | None = None,
+    offline: bool = False,
+) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of one ``mkdocs build --strict``."""
+    env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
+    env["PE_CHECK_LINKS"] = "true" if check_links else "false"
+    env.pop("SITE_URL", None)
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]
+    if offline:
+        command, env = tools.offline.offline(command, env)
+    if config is not None:
+        command += ["--config-file", str(config)]
+    return command, env
+
+
+def _run(command: list[str], env: dict[str, str]) -> tuple[int, str]:
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    return result.returncode, result.stdout + result.stderr
+
+
 def mkdocs_build(
     destination: Path,
     cache: Path,
@@ -77,39 +109,143 @@ def mkdocs_build(
     With `offline`, the build runs with no network (see `tools.offline`).
     With `should_fail`, it is the other way round: the test fails if it builds.
     """
-    env = dict(os.environ, PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
-    env["PE_CHECK_LINKS"] = "true" if check_links else "false"
-    env.pop("SITE_URL", None)
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(destination)]
-    if offline:
-        command, env = tools.offline.offline(command, env)
-    if config is not None:
-        command += ["--config-file", str(config)]
-    result = subprocess.run(
-        command,
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+    code, log = _run(
+        *_mkdocs_command(
+            destination, cache, check_links=check_links, config=config, offline=offline
+        )
     )
-    log = result.stdout + result.stderr
-    if should_fail and result.returncode == 0:
+    if should_fail and code == 0:
         pytest.fail(f"mkdocs build --strict should have failed:\n{log[-4000:]}")
-    if not should_fail and result.returncode != 0:
+    if not should_fail and code != 0:
         pytest.fail(f"mkdocs build --strict failed:\n{log[-4000:]}")
     return log
 
 
+# The slow builds run in the background, one after another, from the moment the
+# tests are collected: the MkDocs site (cold, then warm), the Zensical site, and
+# a second run of every figure script. The tests that need none of them run
+# first (see pytest_collection_modifyitems), so on two cores the two overlap.
+# A job runs only if a selected test needs its fixture.
+_BACKGROUND_FIXTURES = ("site", "zensical_site", "figure_reruns")
+_jobs: dict[str, Future[Any]] = {}
+
+
+def _build_site(root: Path) -> SiteBuild | str:
+    """The cold build (links checked, no network), then the warm one; a log if one fails."""
+    cache, directory, second = root / "figure-cache", root / "site", root / "site-again"
+    logs = []
+    for destination, options in ((directory, {"check_links": True, "offline": True}), (second, {})):
+        code, log = _run(*_mkdocs_command(destination, cache, **options))  # type: ignore[arg-type]
+        if code != 0:
+            return f"mkdocs build --strict failed:\n{log[-4000:]}"
+        logs.append(log)
+    return SiteBuild(directory, second, cache, logs[0], logs[1], tools.offline.isolation()[1])
+
+
+def _build_zensical(root: Path) -> Path | str | None:
+    """``zensical build --strict`` sharing the MkDocs build's cache; None without Zensical.
+
+    Not with ``--clean``: Zensical's cache is ``.cache/`` of the project, and
+    ``--clean`` empties all of it, the figure cache of `sitegen.cache` included.
+    Zensical keeps its output inside the project: a scratch folder under .cache/.
+    """
+    if importlib.util.find_spec("zensical") is None:
+        return None
+    built = _jobs["site"].result()
+    if isinstance(built, str):
+        return built
+    (ROOT / ".cache").mkdir(exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix="site-zensical-", dir=ROOT / ".cache"))
+    env = dict(os.environ, PE_CACHE=str(built.cache), PE_SITE_DIR=str(directory))
+    env.pop("SITE_URL", None)
+    code, log = _run([sys.executable, "-m", "zensical", "build", "--strict"], env)
+    if code != 0 or not (directory / "index.html").is_file():
+        shutil.rmtree(directory, ignore_errors=True)
+        return f"zensical build --strict failed:\n{log[-4000:]}"
+    return directory
+
+
+def _rerun_figures(root: Path) -> dict[str, Path] | str:
+    """Every figure script run again, each in a new process: its files by name."""
+    from sitegen import figures
+
+    def rerun(script: Path) -> tuple[Path, int, str]:
+        out = root / script.stem
+        out.mkdir()
+        result = subprocess.run(
+            [sys.executable, str(script), str(out)],
+            cwd=ROOT,
+            env=figures.script_environment(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return out, result.returncode, result.stderr
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(rerun, figures.figure_scripts()))
+    failed = [f"{out.name}: {stderr[-2000:]}" for out, code, stderr in runs if code != 0]
+    if failed:
+        return "a figure script failed on its second run:\n" + "\n".join(failed)
+    return {path.name: path for out, _, _ in runs for path in out.iterdir()}
+
+
+def _needs(item: pytest.Item, fixture: str) -> bool:
+    return fixture in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the tests that need no background job first, in their usual order, then the rest."""
+    items.sort(key=lambda item: any(_needs(item, name) for name in _BACKGROUND_FIXTURES))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the background jobs that the selected tests need, in one worker thread."""
+    wanted = [
+        name for name in _BACKGROUND_FIXTURES if any(_needs(item, name) for item in session.items)
+    ]
+    if not wanted:
+        return
+    if "site" not in wanted and "zensical_site" in wanted:
+        wanted.insert(0, "site")
+    factory = session.config._tmp_path_factory  # type: ignore[attr-defined]
+    jobs = {"site": _build_site, "zensical_site": _build_zensical, "figure_reruns": _rerun_figures}
+    worker = ThreadPoolExecutor(max_workers=1)
+    for name in wanted:
+        _jobs[name] = worker.submit(jobs[name], factory.mktemp(name))
+    worker.shutdown(wait=False)
+
+
+def _background(name: str) -> Any:
+    """The result of a background job; the test fails with the job's log if it failed."""
+    assert name in _jobs, f"the background job {name} starts when a test that needs it is selected"
+    result = _jobs[name].result()
+    if isinstance(result, str):
+        pytest.fail(result)
+    return result
+
+
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> SiteBuild:
-    cache = tmp_path_factory.mktemp("figure-cache")
-    directory = tmp_path_factory.mktemp("site")
-    second = tmp_path_factory.mktemp("site-again")
-    # The cold build checks links and has no network; the warm one is a plain build.
-    cold = mkdocs_build(directory, cache, check_links=True, offline=True)
-    warm = mkdocs_build(second, cache)
-    return SiteBuild(directory, second, cache, cold, warm, tools.offline.isolation()[1])
+def site() -> SiteBuild:
+    built: SiteBuild = _background("site")
+    return built
+
+
+@pytest.fixture(scope="session")
+def zensical_site() -> Iterator[Path]:
+    """The site built by ``zensical build --strict`` (skipped if Zensical is not installed)."""
+    directory: Path | None = _background("zensical_site")
+    if directory is None:
+        pytest.skip("zensical is not installed")
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def figure_reruns() -> dict[str, Path]:
+    """Each figure file drawn by a second run of its script, by file name."""
+    files: dict[str, Path] = _background("figure_reruns")
+    return files
 
 
 @pytest.fixture(scope="session")

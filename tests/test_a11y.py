@@ -58,6 +58,7 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
         " const h = document.createElement('h2'); h.style.width = 'min-content';"
         ' h.innerHTML = \'wrapping<a class="headerlink" href="#">¶</a>\';'
         " h.lastChild.style.display = 'inline-block';"
+        " document.querySelector('.katex-html .mord').style.color = '#bbb';"
         " document.querySelector('article').append(h); }"
     )
     html = page.content()
@@ -74,3 +75,38 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
     assert result.sideways
     assert result.stray_permalinks
     assert any("color-contrast" in v for v in result.violations)
+    assert any("math-ink" in v for v in result.violations)
+
+
+def test_contrast_is_checked_again_where_a_phone_draws_text_differently(
+    server: str, browser: Browser
+) -> None:
+    """At 375 px axe's contrast rule sees only what changed since 1280 px: it must see this."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(server + "formula/", wait_until="load")
+    page.evaluate(
+        "() => { const s = document.createElement('style');"
+        " s.textContent = '@media (max-width: 600px) { .pe-faint { color: #bbb !important } }"
+        " @media (min-width: 601px) { .pe-phone { display: none } }';"
+        " document.head.append(s);"
+        " for (const c of ['pe-faint', 'pe-phone']) { const p = document.createElement('p');"
+        " p.className = c; p.textContent = 'drawn apart on a phone';"
+        " if (c === 'pe-phone') p.style.color = '#ccc';"
+        " document.querySelector('article').append(p); } }"
+    )
+    html = page.content()
+    context.close()
+    result = screens.check(
+        browser,
+        server,
+        ["/formula/"],
+        widths=(1280, 375),
+        axe_widths=(1280, 375),
+        schemes=("light",),
+        replace={"/formula/": html},
+    )
+    contrast = [v for v in result.violations if "color-contrast" in v]
+    assert len(contrast) == 1, result.violations
+    assert contrast[0].startswith("/formula/ 375px"), contrast
+    assert " x2:" in contrast[0], contrast  # the recoloured paragraph and the phone-only one

@@ -1,7 +1,8 @@
 """Every page of the built site in a real browser (Chromium through Playwright).
 
 No request may leave the local server, the console stays free of errors, math
-is MathML drawn by the browser itself, every figure loads, and search works offline.
+is drawn by KaTeX at build time, every figure loads, no page is too heavy, and
+search works offline.
 """
 
 from __future__ import annotations
@@ -41,11 +42,19 @@ def test_the_sitemap_lists_the_pages(site: SiteBuild) -> None:
     assert "/formula/" in pages
 
 
-def test_every_page_is_local_clean_and_rendered(
+def test_every_page_is_local_clean_rendered_and_light(
     site: SiteBuild, server: str, page_watch: tuple[Page, list[str], list[str]]
 ) -> None:
+    """Each page once: nothing from another host, no console error, math and figures drawn,
+    and no page heavier than `tools.weight.LIMIT` with its figures, fonts and scripts."""
+    from tools.weight import LIMIT, file_sizes
+
     page, outside, errors = page_watch
+    fetched: set[str] = set()
+    page.on("requestfinished", lambda request: fetched.add(request.url))
+    weights: dict[str, tuple[int, int]] = {}
     for path in site_pages(site):
+        fetched.clear()
         page.goto(server + path.lstrip("/"), wait_until="load")
         if page.locator(".arithmatex").count():
             wait_for_math(page)
@@ -100,8 +109,15 @@ def test_every_page_is_local_clean_and_rendered(
             ".filter(i => !(i.getAttribute('alt') || '').trim()).map(i => i.src)"
         )
         assert missing_alt == [], f"{path}: images without alt text: {missing_alt}"
+        page.evaluate("document.fonts.ready")
+        sizes = [file_sizes(site.directory, u, server) for u in fetched if u.startswith(server)]
+        weights[path] = (len(sizes), sum(packed for _, packed in sizes))
     assert outside == [], f"requests left the local server: {outside}"
     assert errors == [], f"console errors: {errors}"
+    heavy = {path: packed for path, (_, packed) in weights.items() if packed > LIMIT}
+    assert heavy == {}, f"pages over {LIMIT / 2**20} MiB compressed: {heavy}"
+    # Every page loads its stylesheets, scripts and fonts from this site.
+    assert all(files >= 10 for files, _ in weights.values()), weights
 
 
 def test_light_and_dark_figures_follow_the_palette(
@@ -153,14 +169,3 @@ def test_search_finds_rotation_offline(
     assert page.locator(".md-search-result__item").count() >= 1
     assert outside == []
     assert errors == []
-
-
-def test_no_page_is_heavier_than_the_limit(site: SiteBuild, server: str, browser: Browser) -> None:
-    from tools.weight import LIMIT, page_weights
-
-    weights = page_weights(browser, server, site.directory)
-    assert len(weights) >= 20
-    heavy = [(w.path, w.compressed) for w in weights if w.compressed > LIMIT]
-    assert heavy == [], f"pages over {LIMIT / 2**20} MiB compressed: {heavy}"
-    # Every page loads its figures and scripts from this site only.
-    assert all(w.files >= 10 for w in weights)

@@ -230,7 +230,7 @@ def _diffusers_module(name: str) -> torch.nn.Module:
         )
 
         freq_dim = inspect.signature(WanTransformer3DModel.__init__).parameters["freq_dim"].default
-        return WanTimeTextImageEmbedding(32, freq_dim, 96, 16).timesteps_proj
+        return WanTimeTextImageEmbedding(32, freq_dim, 96, 16).timesteps_proj  # type: ignore[no-any-return]
     if name in ("stable-diffusion-1", "stable-diffusion-2", "sdxl", "sdxl-size"):
         from diffusers import UNet2DConditionModel
 

@@ -4,56 +4,21 @@ Zensical runs markdown-exec, mkdocstrings and the Markdown extensions, but no
 MkDocs hooks: the figures, the typeset math and the Install page must come from the
 pages' own blocks and `sitegen.site_markdown`. One strict Zensical build is
 compared with the session's MkDocs build (the ``site`` fixture, whose cache it
-shares, so no figure or slow table is computed twice).
+shares, so no figure or slow table is computed twice). It is built in the
+background while other tests run: the ``zensical_site`` fixture in conftest.py.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SiteBuild
+from conftest import SiteBuild
 
 pytestmark = pytest.mark.site
-
-zensical = pytest.importorskip("zensical")
-
-
-@pytest.fixture(scope="module")
-def zensical_site(site: SiteBuild) -> Iterator[Path]:
-    """Build with ``zensical build --strict`` into a folder of its own.
-
-    Not with ``--clean``: Zensical's cache is ``.cache/`` of the project, and
-    ``--clean`` empties all of it, the figure cache of `sitegen.cache` included.
-    """
-    # Zensical keeps its output inside the project: a scratch folder under .cache/.
-    (ROOT / ".cache").mkdir(exist_ok=True)
-    directory = Path(tempfile.mkdtemp(prefix="site-zensical-", dir=ROOT / ".cache"))
-    env = dict(os.environ, PE_CACHE=str(site.cache), PE_SITE_DIR=str(directory))
-    env.pop("SITE_URL", None)
-    result = subprocess.run(
-        [sys.executable, "-m", "zensical", "build", "--strict"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    log = result.stdout + result.stderr
-    if result.returncode != 0 or not (directory / "index.html").is_file():
-        shutil.rmtree(directory, ignore_errors=True)
-        pytest.fail(f"zensical build --strict failed:\n{log[-4000:]}")
-    yield directory
-    shutil.rmtree(directory, ignore_errors=True)
 
 
 def pages(directory: Path) -> dict[str, str]:

@@ -6,6 +6,12 @@ once per scheme and then resized through the widths, so the whole site is
 checked in a few dozen page loads. axe-core is the ``axe.min.js`` shipped in
 the ``axe-playwright-python`` wheel on PyPI (nothing from a CDN), run with the
 WCAG 2.0/2.1 A and AA rules.
+
+axe skips KaTeX's drawing of each formula (``.katex-html``: hidden from screen
+readers, often a thousand boxes a page, which doubled axe's time) and reads its
+MathML. What axe would check there, the contrast of the math, is checked by
+``_MATH_INK`` instead: every box of a drawn formula has the colour of the text
+around it, whose contrast axe checks, and no background of its own.
 """
 
 from __future__ import annotations
@@ -62,6 +68,59 @@ _STRAY_PERMALINKS = """() => [...document.querySelectorAll(
 })"""
 
 
+# Formulas drawn in a colour, or on a background, of their own (see the module
+# docstring): each is named by the start of its MathML text.
+_MATH_INK = """() => [...document.querySelectorAll('.katex-html')].flatMap(drawn => {
+  const formula = drawn.closest('.katex');
+  const ink = getComputedStyle(formula.parentElement).color;
+  const own = [drawn, ...drawn.querySelectorAll('*')].find(e => {
+    const s = getComputedStyle(e);
+    return s.color !== ink || !['rgba(0, 0, 0, 0)', 'transparent'].includes(s.backgroundColor);
+  });
+  if (!own) return [];
+  const text = (formula.querySelector('.katex-mathml') || formula).textContent;
+  return ['"' + text.replace(/\\s+/g, ' ').trim().slice(0, 40) + '"'];
+})"""
+
+# What decides the contrast of each element that holds text: whether it is
+# shown, its colour, size and weight, and the backgrounds and opacity under it.
+# Kept at the widest width (where axe checks contrast everywhere); at a narrower
+# width `_RECHECK` returns the elements whose signature changed, and axe's
+# colour-contrast rule checks those alone: the rest were checked in the same
+# colour scheme and look the same. Contrast was four fifths of axe's time.
+_SIGNATURES = """() => {
+  const grounds = new Map();
+  const ground = (e) => {
+    if (!e) return 'page';
+    if (grounds.has(e)) return grounds.get(e);
+    const s = getComputedStyle(e);
+    const own = s.backgroundColor !== 'rgba(0, 0, 0, 0)' || s.backgroundImage !== 'none';
+    const g = s.opacity + (own ? ' on ' + s.backgroundColor + s.backgroundImage : '')
+      + ' / ' + ground(e.parentElement);
+    grounds.set(e, g);
+    return g;
+  };
+  const signs = new Map();
+  for (const e of document.body.querySelectorAll('*')) {
+    if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    const s = getComputedStyle(e);
+    const shown = e.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
+    signs.set(e, [shown, s.color, s.fontSize, s.fontWeight, s.textShadow, ground(e)].join('|'));
+  }
+  return signs;
+}"""
+_KEEP_SIGNATURES = "() => { window.__peSigns = (" + _SIGNATURES + ")(); }"
+_RECHECK = (
+    """() => {
+  const now = ("""
+    + _SIGNATURES
+    + """)();
+  window.__peRecheck = [...now].filter(([e, sign]) => sign.startsWith('true')
+    && window.__peSigns.get(e) !== sign).map(([e]) => e);
+  return window.__peRecheck.length;
+}"""
+)
+
 # Layout is measured once it has settled: no transitions (the search box
 # animates its width), and two frames after a resize for resize observers.
 _STILL = "*, *::before, *::after { transition: none !important; animation: none !important; }"
@@ -111,6 +170,28 @@ def _scheme(page: Any, scheme: str) -> None:
     )
 
 
+def _axe(page: Any, disabled: set[str], where: str, only: str | None = None) -> Any:
+    """Run axe on the page (`where`: "document", or "recheck": the elements `_RECHECK` kept).
+
+    Returns ``[rule, node count, up to three examples]`` for each violation.
+    KaTeX's drawn boxes are left out (see the module docstring).
+    """
+    return page.evaluate(
+        """async ([tags, disabled, where, only]) => {
+          const rules = Object.fromEntries(disabled.map(r => [r, {enabled: false}]));
+          const context = where === 'document'
+            ? {exclude: [['.katex-html']]}
+            : {include: window.__peRecheck, exclude: [['.katex-html']]};
+          const runOnly = only ? {type: 'rule', values: [only]} : {type: 'tag', values: tags};
+          const r = await axe.run(context, {runOnly, rules, resultTypes: ['violations']});
+          return r.violations.map(v => [v.id, v.nodes.length,
+            v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': '
+              + (n.failureSummary || '').split('\\n').slice(1, 2).join(''))]);
+        }""",
+        [AXE_TAGS, sorted(disabled), where, only],
+    )
+
+
 def check(
     browser: Any,
     base: str,
@@ -153,6 +234,12 @@ def check(
                 _scheme(page, scheme)
                 page.add_style_tag(content=_STILL)
                 page.evaluate(axe)
+                signed = False  # contrast signatures kept at the first axe width
+                for formula in page.evaluate(_MATH_INK):
+                    result.violations.append(
+                        f"{path} {scheme}: math-ink: {formula} is drawn in a colour or"
+                        " on a background of its own, which axe does not check"
+                    )
                 for width in sorted(widths, reverse=True):
                     page.set_viewport_size({"width": width, "height": HEIGHT})
                     page.evaluate(_SETTLED)
@@ -168,20 +255,17 @@ def check(
                             f"{path} {width}px {scheme}: a heading ends in a blank line ({stray})"
                         )
                     if width in axe_widths:
-                        disabled = sorted((skip_axe or {}).get(path, set()))
-                        found = page.evaluate(
-                            """async ([tags, disabled]) => {
-                              const rules = Object.fromEntries(
-                                disabled.map(r => [r, {enabled: false}]));
-                              const r = await axe.run(document, {
-                                runOnly: {type: 'tag', values: tags}, rules,
-                                resultTypes: ['violations']});
-                              return r.violations.map(v => [v.id, v.nodes.length,
-                                v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': '
-                                  + (n.failureSummary || '').split('\\n').slice(1, 2).join(''))]);
-                            }""",
-                            [AXE_TAGS, disabled],
-                        )
+                        disabled = set((skip_axe or {}).get(path, set()))
+                        if signed:
+                            # Contrast again only where this width draws text differently.
+                            recheck = page.evaluate(_RECHECK)
+                            found = _axe(page, {*disabled, "color-contrast"}, "document")
+                            if recheck and "color-contrast" not in disabled:
+                                found += _axe(page, disabled, "recheck", only="color-contrast")
+                        else:
+                            found = _axe(page, disabled, "document")
+                            page.evaluate(_KEEP_SIGNATURES)
+                            signed = True
                         result.axe_runs += 1
                         for rule, count, examples in found:
                             result.violation_nodes += count

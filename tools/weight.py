@@ -37,7 +37,8 @@ def site_pages(site: Path) -> list[str]:
     return [urlparse(loc.text or "").path for loc in tree.findall(".//s:loc", namespace)]
 
 
-def _sizes(site: Path, url: str, base: str) -> tuple[int, int]:
+def file_sizes(site: Path, url: str, base: str) -> tuple[int, int]:
+    """Raw and compressed size of the file of `site` that `url` (served at `base`) names."""
     relative = unquote(urlparse(url).path).removeprefix(urlparse(base).path)
     path = site / relative
     if path.is_dir() or relative.endswith("/") or not relative:
@@ -80,7 +81,7 @@ def page_weights(browser: Any, base: str, site: Path) -> list[PageWeight]:
                 break
             page.wait_for_timeout(10)
         local = [url for url in fetched if url.startswith(base)]
-        sizes = [_sizes(site, url, base) for url in local]
+        sizes = [file_sizes(site, url, base) for url in local]
         results.append(
             PageWeight(path, sum(s[0] for s in sizes), sum(s[1] for s in sizes), len(local))
         )

@@ -101,7 +101,7 @@ def _diffusers_embedders() -> dict[str, tuple[str, Callable[[Any], Any]]]:
         ),
         "flux": (
             "`CombinedTimestepGuidanceTextProjEmbeddings(...).time_proj`",
-            embeddings.CombinedTimestepGuidanceTextProjEmbeddings(32, 8).time_proj,  # type: ignore[no-untyped-call]
+            embeddings.CombinedTimestepGuidanceTextProjEmbeddings(32, 8).time_proj,
         ),
         "wan": (
             "`WanTimeTextImageEmbedding(...).timesteps_proj`",

@@ -29,7 +29,7 @@ from pe._frequencies import angles, frequencies, wavelengths
 from pe._grids import GridLayout, grid_coordinates, grid_sincos
 from pe._layout import convert_layout, layout_permutation
 from pe._mrope import MropePositions, mrope, mrope_decode_positions, mrope_position_ids
-from pe._rope import RopeFrequencies, rope_frequencies
+from pe._rope import RopeFrequencies, ntk_aware_base, rope_frequencies
 from pe._rotation import rotation_blocks, rotation_matrix
 from pe._table import PrecisionWarning, sinusoidal
 from pe._timesteps import (
@@ -65,6 +65,7 @@ __all__ = [
     "mrope",
     "mrope_decode_positions",
     "mrope_position_ids",
+    "ntk_aware_base",
     "rope_frequencies",
     "rotation_blocks",
     "rotation_matrix",

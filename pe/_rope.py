@@ -54,7 +54,14 @@ from numpy.typing import NDArray
 
 from pe._validation import check_base, check_d_model, is_integer
 
-__all__ = ["ROPE_RULES", "RopeFrequencies", "layer_parameters", "rope_frequencies", "rotary_dim"]
+__all__ = [
+    "ROPE_RULES",
+    "RopeFrequencies",
+    "layer_parameters",
+    "ntk_aware_base",
+    "rope_frequencies",
+    "rotary_dim",
+]
 
 # Keys every rule accepts: the rule's name (``rope_type``, or ``type`` in older
 # configs) and the two settings transformers 5 moves into ``rope_parameters``.
@@ -462,6 +469,73 @@ def _proportional(
         base, -np.arange(0, 2 * turning, 2, dtype=np.float64) / head_dim
     )
     return RopeFrequencies(frequencies / factor, 1.0)
+
+
+def ntk_aware_base(base: float, factor: float, dim: int) -> float:
+    r"""Return the static NTK-aware base $b' = b\,s^{\mathrm{dim}/(\mathrm{dim}-2)}$.
+
+    A larger base chosen so that, with $\theta'_i = b'^{-2i/\mathrm{dim}}$, the
+    fastest pair ($i = 0$) keeps its frequency and the slowest
+    ($i = \mathrm{dim}/2 - 1$) turns exactly $s$ times slower; the pairs between
+    slow down by $s^{2i/(\mathrm{dim}-2)}$, geometrically in the pair index.
+    This is the rule of bloc97's "NTK-aware scaled RoPE" (r/LocalLLaMA, June
+    2023), applied once for a fixed target length (the *dynamic* rule of
+    `rope_frequencies` recomputes the same base from each sequence's length).
+    transformers has no ``rope_type`` for it: pass the result as ``base``
+    (``rope_theta``).
+
+    Parameters
+    ----------
+    base : float
+        The trained base $b$, a finite real number above 1.
+    factor : float
+        The extension factor $s \ge 1$ (target length over trained length).
+    dim : int
+        The rotated width (an even integer of at least 4: with one pair the
+        exponent $\mathrm{dim}/(\mathrm{dim}-2)$ is undefined).
+
+    Returns
+    -------
+    float
+        The new base $b'$ (equal to `base` when `factor` is 1).
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If `base` is not above 1, `factor` is below 1 or not finite, `dim` is
+        not an even integer of at least 4, or the result overflows a float.
+
+    Examples
+    --------
+    >>> import pe
+    >>> new_base = pe.ntk_aware_base(10000.0, 8.0, 128)
+    >>> round(new_base)
+    82685
+    >>> theta, _ = pe.rope_frequencies(128)
+    >>> theta_new, _ = pe.rope_frequencies(128, base=new_base)
+    >>> float(theta_new[0] / theta[0]), round(float(theta[-1] / theta_new[-1]), 12)
+    (1.0, 8.0)
+    """
+    base = _base(base, "base")
+    factor = _number(factor, "factor", minimum=1.0)
+    dim = check_d_model(dim, name="dim")
+    if dim < 4:
+        raise ValueError(
+            f"dim must be an even integer of at least 4 (one pair has no slowest pair to "
+            f"rescale apart from its fastest); got {dim}"
+        )
+    try:
+        new_base = base * math.pow(factor, dim / (dim - 2))
+    except OverflowError:
+        new_base = math.inf
+    if not math.isfinite(new_base):
+        raise ValueError(
+            f"the NTK-aware base {_show(base)} * {_show(factor)}**({dim}/{dim - 2}) is too "
+            "large for a float; use a smaller factor"
+        )
+    return new_base
 
 
 def rope_frequencies(

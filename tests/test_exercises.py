@@ -31,6 +31,13 @@ CHAPTERS = (
     "grids/timesteps",
     "grids/images",
     "grids/rotary",
+    "beyond/rope-scaling",
+    "beyond/alibi",
+    "beyond/position-ids",
+    "beyond/relative-bias",
+    "beyond/learned",
+    "beyond/rope-in-a-model",
+    "beyond/comparison",
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -52,6 +59,65 @@ def pe_value(position: float, column: int, d_model: int, base: float = 10000.0) 
 def dot_for_offset(offset: int, d_model: int) -> float:
     """PE(p)·PE(p+k) = Σ_i cos(k ω_i), the identity of the rotation chapter."""
     return sum(math.cos(offset * 10000.0 ** (-2 * i / d_model)) for i in range(d_model // 2))
+
+
+def _past_arc(new: list[float], old: list[float], trained: int, target: int) -> int:
+    """Pairs whose arc over `target` positions passes the arc over `trained` (capped at 2π)."""
+    return sum(
+        min(target * n, 2 * math.pi) > min(trained * o, 2 * math.pi) + 1e-9
+        for n, o in zip(new, old, strict=True)
+    )
+
+
+def _llama3(
+    theta: float, trained: int = 4096, s: float = 8.0, low: float = 1.0, high: float = 4.0
+) -> float:
+    """Meta's Llama 3.1 rule for one frequency, from its wavelength."""
+    wavelength = 2 * math.pi / theta
+    if wavelength < trained / high:
+        return theta
+    if wavelength > trained / low:
+        return theta / s
+    smooth = (trained / wavelength - low) / (high - low)
+    return (1 - smooth) * theta / s + smooth * theta
+
+
+_THETA = [10000.0 ** (-2 * i / 128) for i in range(64)]
+
+
+def _rope_scaling_1() -> list[float]:
+    # Static NTK-aware: θ_i · 8^(-2i/126), written from the YaRN paper's b' = b·s^(d/(d-2)).
+    ntk = [t * 8.0 ** (-2 * i / 126) for i, t in enumerate(_THETA)]
+    rules = ([t / 8 for t in _THETA], ntk, [_llama3(t) for t in _THETA])
+    out: list[float] = []
+    for new in rules:
+        out += [_past_arc(new, _THETA, 4096, 32768), round(new[0], 4)]
+    return out
+
+
+def _rope_scaling_2() -> list[float]:
+    scale = (0.1 * math.log(8) + 1) ** 2
+    ratio = (math.exp(2 * scale) / (math.exp(2 * scale) + 4095)) / (
+        math.exp(2) / (math.exp(2) + 4095)
+    )
+    return [scale, 1 / scale, ratio]
+
+
+def _t5_bucket(offset: int, num_buckets: int = 32, max_distance: int = 128) -> int:
+    """T5's bidirectional bucket, from the formula: half per direction, exact then log."""
+    half = num_buckets // 2
+    bucket = half if offset > 0 else 0
+    distance = abs(offset)
+    exact = half // 2
+    if distance < exact:
+        return bucket + distance
+    wide = exact + int(math.log(distance / exact) / math.log(max_distance / exact) * (half - exact))
+    return bucket + min(wide, half - 1)
+
+
+def _relative_bias_2() -> list[int]:
+    last = [n for n in range(1, 4096) if _t5_bucket(n) == 31]
+    return [min(last), len(last)]
 
 
 EXPECTED = {
@@ -140,6 +206,36 @@ EXPECTED = {
     "images_1": lambda a: a == pytest.approx([2, 7, math.sin(7)], abs=5e-7),
     # Column 23 at scale 14/24 sits at 23 * 14 / 24; pair 0's frequency is 1.
     "images_2": lambda a: a == pytest.approx([23 * 14 / 24, math.sin(23 * 14 / 24)], abs=5e-7),
+    # Linear: nothing past its arc, pair 0 at 1/8; NTK-aware: pair 0 kept, middle pairs
+    # past their arc; llama3: neither.
+    "rope_scaling_1": lambda a: a == _rope_scaling_1() and a[2] > 0 and a[4] == 0,
+    "rope_scaling_2": lambda a: a == pytest.approx(_rope_scaling_2(), abs=5e-5),
+    # Slopes 2^-(h+1) for 8 heads: bias -10 at distance 10·2^(h+1), 20 to 2560.
+    "alibi_1": lambda a: a == [10 * 2**1, 10 * 2**8],
+    # The gentlest slope is 2^-8: -8192/256 = -32.
+    "alibi_2": lambda a: a == pytest.approx([-32, math.exp(-32)], rel=1e-3),
+    # Real tokens count 0, 1, 2 from their first; padding sits at 0.
+    "position_ids_1": lambda a: a == [0, 0, 0, 0, 1, 2, 0, 1, 2, 0, 0, 0],
+    # Three pads shift every real token by 3: RoPE's scores keep (offsets only),
+    # an added encoding's do not.
+    "position_ids_2": lambda a: a[0] == 3 and a[1] < 1e-12 and a[2] > 0.1,
+    "relative_bias_1": lambda a: a == [_t5_bucket(n) for n in (-1, 1, 7, 8, 20, 127, 128, 1000)],
+    "relative_bias_2": lambda a: a == _relative_bias_2(),
+    "learned_1": lambda a: a == [1024 * 768, 4 * 1024 * 768],
+    "learned_2": lambda a: a == [1, 4096 - 512, (4096 - 512) * 768],
+    # Dynamic NTK: alpha = s·n/L - (s - 1) divides the slowest pair.
+    "rope_in_a_model_1": lambda a: (
+        a == pytest.approx([4 * 1000 / 512 - 3, 4 * 1024 / 512 - 3], abs=5e-5)
+    ),
+    "rope_in_a_model_2": lambda a: a == pytest.approx([1.0, 4 * 2048 / 512 - 3], abs=5e-5),
+    # Learned: 512 rows of 768; T5: 32 buckets for each of 12 heads; the formulas learn nothing.
+    "comparison_1": lambda a: a == [0, 512 * 768, 32 * 12, 0, 0],
+    # RoPE, head 64: pair i (θ = 10^(-i/8)) is past its arc when 512·θ < 2π.
+    # ALiBi's gentlest slope of 8 heads is 1/256: the bias reaches -1023/256.
+    "comparison_2": lambda a: (
+        a[:3] == [512, sum(512 * 10 ** (-i / 8) < 2 * math.pi for i in range(32)), 0]
+        and a[3] == pytest.approx(-1023 / 256, abs=5e-5)
+    ),
     "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 

@@ -11,6 +11,7 @@ import importlib
 import math
 import random
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -776,3 +777,103 @@ def test_from_config_names_the_bad_key(
     layer_type = "sliding_attention" if "layer_types" in config else None
     with pytest.raises(error, match=message):
         RotaryEmbedding.from_config(config, layer_type=layer_type)
+
+
+def test_ntk_aware_base_against_the_formula_pair_by_pair() -> None:
+    import mpmath
+
+    mpmath.mp.dps = 30
+    for base, factor, dim in ((10000.0, 8.0, 128), (500000.0, 4.0, 64), (10000.0, 2.5, 6)):
+        new_base = pe.ntk_aware_base(base, factor, dim)
+        # θ'_i = b^(-2i/d) · s^(-2i/(d-2)): pair 0 kept, the last pair divided by s exactly.
+        expected = [
+            mpmath.mpf(base) ** (-2 * mpmath.mpf(i) / dim)
+            * mpmath.mpf(factor) ** (-2 * mpmath.mpf(i) / (dim - 2))
+            for i in range(dim // 2)
+        ]
+        got = pe.rope_frequencies(dim, base=new_base).frequencies
+        assert got == pytest.approx([float(value) for value in expected], rel=1e-13)
+        assert got[0] == 1.0
+        plain = pe.rope_frequencies(dim, base=base).frequencies
+        assert plain[-1] / got[-1] == pytest.approx(factor, rel=1e-13)
+    assert pe.ntk_aware_base(10000.0, 1.0, 128) == 10000.0
+
+
+def test_ntk_aware_base_is_the_dynamic_base_at_the_length_where_alpha_equals_s() -> None:
+    # transformers' dynamic rule: alpha = s·n/L - (s - 1), which is s at n = L(2s - 1)/s.
+    transformers_rope = importlib.import_module("transformers.modeling_rope_utils")
+    from transformers import LlamaConfig
+
+    config = LlamaConfig(
+        hidden_size=256,
+        num_attention_heads=4,
+        max_position_embeddings=512,
+        rope_parameters={"rope_type": "dynamic", "factor": 4.0, "rope_theta": 10000.0},
+    )
+    inv_freq, _ = transformers_rope._compute_dynamic_ntk_parameters(config, seq_len=896)
+    static = pe.rope_frequencies(64, base=pe.ntk_aware_base(10000.0, 4.0, 64)).frequencies
+    assert static == pytest.approx(inv_freq.double().numpy(), rel=2e-6)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "words"),
+    [
+        ((1.0, 2.0, 64), ValueError, "base"),
+        ((10000.0, 0.5, 64), ValueError, "factor"),
+        ((10000.0, float("nan"), 64), ValueError, "factor"),
+        ((10000.0, "2", 64), TypeError, "factor"),
+        ((10000.0, 2.0, 2), ValueError, "dim must be an even integer of at least 4"),
+        ((10000.0, 2.0, 63), ValueError, "dim"),
+        ((10000.0, 2.0, 64.5), TypeError, "dim"),
+        ((1e300, 1e300, 64), ValueError, "too large"),
+    ],
+)
+def test_ntk_aware_base_refusals_name_the_parameter(
+    arguments: tuple[Any, Any, Any], error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error, match=words):
+        pe.ntk_aware_base(*arguments)
+
+
+def test_scaling_page_scores_are_those_of_rotated_queries_and_keys() -> None:
+    import torch
+
+    from sitegen.pages import rope_scaling
+
+    q, k = rope_scaling.random_pairs()
+    rope = RotaryEmbedding(rope_scaling.HEAD_DIM)
+    offsets = np.array([0, 1, 7, 4095, 4096, 30000])
+    got = rope_scaling.scores(rope_scaling.plain(), offsets)
+    for column, offset in enumerate(offsets):
+        # One position per sample: shape (samples, seq = 1, head_dim).
+        rotated_q = rope.rotate(torch.from_numpy(q[:, None]), offset=int(offset))[:, 0].numpy()
+        rotated_k = rope.rotate(torch.from_numpy(k[:, None]), offset=0)[:, 0].numpy()
+        expected = (rotated_q * rotated_k).sum(axis=1) / math.sqrt(rope_scaling.HEAD_DIM)
+        assert got[column] == pytest.approx(expected, abs=1e-10)
+
+
+def test_scaling_page_counts_against_hand_derived_values() -> None:
+    from sitegen.pages import rope_scaling
+
+    # Pair i never completes a turn in 4096 positions when 4096·10000^(-i/64) < 2π,
+    # i.e. i > 64·log10(4096/2π)/4: the pairs from floor of that + 1 to 63.
+    slow = 63 - math.floor(16 * math.log10(4096 / (2 * math.pi)))
+    assert rope_scaling.trained_turns() == slow
+    assert all(band.pairs_past_arc == slow for band in rope_scaling.failure())
+    assert [band.offsets_outside > 0 for band in rope_scaling.failure()] == [True] * 4
+    effects = {name: rope_scaling.effect(*rule) for name, rule in rope_scaling.rules().items()}
+    assert effects["none"].pairs_past_arc == slow
+    assert effects["none"].near_change == 0
+    # Linear: (8L)·θ/8 = L·θ exactly, nothing past its arc; pair 0 at 1/8.
+    assert effects["linear (PI)"].pairs_past_arc == 0
+    assert effects["linear (PI)"].fastest == pytest.approx(1 / 8, abs=1e-15)
+    # NTK-aware: the last pair lands exactly on its arc, the other slow pairs pass it.
+    assert effects["NTK-aware (static)"].pairs_past_arc == slow - 1
+    assert effects["YaRN"].attention_factor == pytest.approx(0.1 * math.log(8) + 1, abs=1e-15)
+    new_base, first, last = rope_scaling.ntk_ends()
+    assert new_base == pytest.approx(10000 * 8 ** (128 / 126), rel=1e-14)
+    assert first == 1.0
+    assert last == pytest.approx(8.0, rel=1e-13)
+    text = (Path(__file__).resolve().parents[1] / "docs/beyond/rope-scaling.md").read_text()
+    for name in ("failure_table", "rules_table"):
+        assert f"rope_scaling.{name}()" in text

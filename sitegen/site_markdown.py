@@ -133,13 +133,39 @@ class InstallPage(Preprocessor):
         return _PLACEHOLDER.sub(lambda m: values[m[1]], text).split("\n")
 
 
+_CODE = re.compile(r"<pre\b.*?</pre>", re.S)
+_LINE_ANCHOR = re.compile(r"__codelineno-\d+-")
+
+
+def number_line_anchors(text: str) -> str:
+    """Give each code block's line anchors (``__codelineno-B-L``) a block number of its own.
+
+    pymdownx.highlight numbers the blocks of one conversion, and markdown-exec
+    converts each block's output apart, so every executed block was block 0:
+    the same ids, many times on a page.
+
+    >>> html = '<pre><a id="__codelineno-0-1"></a></pre><pre><a id="__codelineno-0-1"></a></pre>'
+    >>> number_line_anchors(html).count("__codelineno-1-1")
+    1
+    """
+    blocks = iter(range(1_000_000))
+
+    def renumber(block: re.Match[str]) -> str:
+        if "__codelineno-" not in block[0]:
+            return block[0]
+        number = next(blocks)
+        return _LINE_ANCHOR.sub(f"__codelineno-{number}-", block[0])
+
+    return _CODE.sub(renumber, text)
+
+
 class PageHtml(Postprocessor):
     """Typeset the page's TeX; figure paths relative to the page, their files in the site."""
 
     def run(self, text: str) -> str:
-        """Typeset the math, then place the figures."""
+        """Typeset the math, number the code blocks' line anchors, then place the figures."""
         page = context(self.md)
-        text = typeset.render(text, page.src_uri if page else "page")
+        text = number_line_anchors(typeset.render(text, page.src_uri if page else "page"))
         if page is None:
             return text
         # A page's body (not a heading that Zensical converts alone for the

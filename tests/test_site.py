@@ -281,3 +281,16 @@ def test_figures_are_small(site: SiteBuild) -> None:
         sent = len(gzip.compress(data, 9)) if image.suffix == ".svg" else len(data)
         assert len(data) < 200_000, f"{image.name}: {len(data):,} bytes"
         assert sent < 80_000, f"{image.name}: {sent:,} bytes compressed"
+
+
+def test_no_page_repeats_an_id(site: SiteBuild) -> None:
+    """Every id once per page: a link to a line of code (or a heading) finds one target."""
+    repeated = {}
+    for page in site.directory.rglob("*.html"):
+        ids = re.findall(r'\sid="([^"]+)"', page.read_text(encoding="utf-8"))
+        twice = sorted({name for name in ids if ids.count(name) > 1})
+        if twice:
+            repeated[page.relative_to(site.directory).as_posix()] = twice[:5]
+    assert repeated == {}, repeated
+    # The line anchors of executed blocks were the ones repeated: they are still there.
+    assert "__codelineno-1-1" in (site.directory / "formula" / "index.html").read_text("utf-8")

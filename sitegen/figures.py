@@ -240,7 +240,8 @@ def figure(name: str, caption: str) -> str:
     alt = (directory / f"{name}-alt.txt").read_text(encoding="utf-8").strip()
     alt = alt.replace("[", "(").replace("]", ")")
     images = [  # lazy: the variant of the other palette is hidden, and never fetched
-        f"  ![{alt}](/figures/{path.name}#only-{variant}){{ loading=lazy }}"
+        f"  ![{alt}](/figures/{path.name}#only-{variant})"
+        "{{ loading=lazy width={} height={} }}".format(*image_size(path))
         for variant, path in images_by_variant.items()
     ]
     data = sorted(set(_DATA.findall(script.read_text(encoding="utf-8"))))
@@ -251,6 +252,25 @@ def figure(name: str, caption: str) -> str:
     caption_line = f"  <figcaption>{caption} {credit}</figcaption>"
     lines = ['<figure markdown="span">', *images, caption_line, "</figure>"]
     return "\n".join(lines) + "\n"
+
+
+_SVG_SIZE = re.compile(r'<svg\b[^>]*?\swidth="([\d.]+)(pt|px)?"[^>]*?\sheight="([\d.]+)(pt|px)?"')
+
+
+def image_size(path: Path) -> tuple[int, int]:
+    """Width and height of a drawn figure in CSS pixels (for its <img>: no layout shift).
+
+    An SVG's size is read from its root element (matplotlib writes points: 1 pt
+    is 4/3 px), a PNG's from its header.
+    """
+    data = path.read_bytes()
+    if path.suffix == ".png":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    match = _SVG_SIZE.search(data[:4096].decode("utf-8", "replace"))
+    if match is None:
+        raise FigureError(f"{path.name}: the <svg> element gives no width and height")
+    scale = 4 / 3 if match[2] == "pt" else 1.0
+    return round(float(match[1]) * scale), round(float(match[3]) * scale)
 
 
 def image_file(file_name: str) -> Path | None:

@@ -294,3 +294,19 @@ def test_no_page_repeats_an_id(site: SiteBuild) -> None:
     assert repeated == {}, repeated
     # The line anchors of executed blocks were the ones repeated: they are still there.
     assert "__codelineno-1-1" in (site.directory / "formula" / "index.html").read_text("utf-8")
+
+
+def test_every_image_has_its_size(site: SiteBuild) -> None:
+    """Each <img> says its width and height (no layout shift while it loads), as its file does."""
+    for page in site.directory.rglob("*.html"):
+        for tag in re.findall(r"<img\b[^>]*>", page.read_text(encoding="utf-8")):
+            size = re.search(r'\swidth="(\d+)"[^>]*\sheight="(\d+)"', tag)
+            assert size is not None, (page.relative_to(site.directory).as_posix(), tag[:120])
+            name = re.search(r'src="[^"]*figures/([^"#]+)', tag)
+            if name:
+                svg = (site.directory / "figures" / name[1]).read_text(encoding="utf-8")
+                box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+                assert box is not None, name[1]
+                # matplotlib's viewBox is in points; the attributes are CSS pixels (4/3 pt).
+                expected = (round(float(box[1]) * 4 / 3), round(float(box[2]) * 4 / 3))
+                assert (int(size[1]), int(size[2])) == expected, tag[:120]

@@ -254,7 +254,9 @@ def figure(name: str, caption: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-_SVG_SIZE = re.compile(r'<svg\b[^>]*?\swidth="([\d.]+)(pt|px)?"[^>]*?\sheight="([\d.]+)(pt|px)?"')
+_SVG_SIZE = re.compile(
+    r"""<svg\b[^>]*?\swidth=["']([\d.]+)(pt|px)?["'][^>]*?\sheight=["']([\d.]+)(pt|px)?["']"""
+)
 
 
 def image_size(path: Path) -> tuple[int, int]:

@@ -67,8 +67,8 @@ def test_pages_show_snippet_table_and_figure(site: SiteBuild) -> None:
         assert '<div class="language-python highlight">' in html  # pygments_lang_class
         assert "<table>" in html
         light = (
-            r'<img alt="[^"]{20,}" loading="lazy" '
-            r'src="(\.\./)?figures/[\w-]+-light\.svg#only-light"'
+            r'<img alt="[^"]{20,}" height="\d+" loading="lazy" '
+            r'src="(\.\./)?figures/[\w-]+-light\.svg#only-light" width="\d+"'
         )
         assert re.search(light, html)
         assert re.search(r'src="(\.\./)?figures/\w+-dark\.svg#only-dark"', html)
@@ -300,8 +300,10 @@ def test_every_image_has_its_size(site: SiteBuild) -> None:
     """Each <img> says its width and height (no layout shift while it loads), as its file does."""
     for page in site.directory.rglob("*.html"):
         for tag in re.findall(r"<img\b[^>]*>", page.read_text(encoding="utf-8")):
-            size = re.search(r'\swidth="(\d+)"[^>]*\sheight="(\d+)"', tag)
-            assert size is not None, (page.relative_to(site.directory).as_posix(), tag[:120])
+            width, height = re.search(r'\swidth="(\d+)"', tag), re.search(r'\sheight="(\d+)"', tag)
+            where = (page.relative_to(site.directory).as_posix(), tag[:120])
+            assert width, where
+            assert height, where
             name = re.search(r'src="[^"]*figures/([^"#]+)', tag)
             if name:
                 svg = (site.directory / "figures" / name[1]).read_text(encoding="utf-8")
@@ -309,4 +311,4 @@ def test_every_image_has_its_size(site: SiteBuild) -> None:
                 assert box is not None, name[1]
                 # matplotlib's viewBox is in points; the attributes are CSS pixels (4/3 pt).
                 expected = (round(float(box[1]) * 4 / 3), round(float(box[2]) * 4 / 3))
-                assert (int(size[1]), int(size[2])) == expected, tag[:120]
+                assert (int(width[1]), int(height[1])) == expected, tag[:120]

@@ -18,7 +18,9 @@ SCRIPT = """
 import sys, pathlib
 out = pathlib.Path(sys.argv[1])
 for v in ("light", "dark"):
-    (out / f"demo-{v}.svg").write_text(f"<svg xmlns='http://www.w3.org/2000/svg'><!--{v}--></svg>")
+    (out / f"demo-{v}.svg").write_text(
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='90pt' height='60pt'><!--{v}--></svg>"
+    )
 (out / "demo-alt.txt").write_text("a demo [figure]")
 """
 
@@ -39,8 +41,9 @@ def demo_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_page_block_draws_its_figure_with_no_build_before(demo_figure: Path) -> None:
     """What the issue saw under Zensical: `figure` failed unless a hook had drawn it."""
     text = figures.figure("demo", caption="Look at the demo.")
-    assert "![a demo (figure)](/figures/demo-light.svg#only-light){ loading=lazy }" in text
-    assert "![a demo (figure)](/figures/demo-dark.svg#only-dark){ loading=lazy }" in text
+    size = "{ loading=lazy width=120 height=80 }"  # 90 x 60 pt in CSS pixels
+    assert f"![a demo (figure)](/figures/demo-light.svg#only-light){size}" in text
+    assert f"![a demo (figure)](/figures/demo-dark.svg#only-dark){size}" in text
     assert "<figcaption>Look at the demo. <small" in text
     cached = figures.image_file("demo-dark.svg")
     assert cached is not None

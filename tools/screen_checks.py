@@ -115,9 +115,11 @@ _RECHECK = (
   const now = ("""
     + _SIGNATURES
     + """)();
-  window.__peRecheck = [...now].filter(([e, sign]) => sign.startsWith('true')
+  document.querySelectorAll('[data-pe-recheck]').forEach(e => e.removeAttribute('data-pe-recheck'));
+  const changed = [...now].filter(([e, sign]) => sign.startsWith('true')
     && window.__peSigns.get(e) !== sign).map(([e]) => e);
-  return window.__peRecheck.length;
+  changed.forEach(e => e.setAttribute('data-pe-recheck', ''));
+  return changed.length;
 }"""
 )
 
@@ -170,25 +172,30 @@ def _scheme(page: Any, scheme: str) -> None:
     )
 
 
-def _axe(page: Any, disabled: set[str], where: str, only: str | None = None) -> Any:
-    """Run axe on the page (`where`: "document", or "recheck": the elements `_RECHECK` kept).
+def _axe(page: Any, disabled: set[str], *, recheck: bool = False) -> Any:
+    """Run axe's WCAG rules on the page; with `recheck`, colour contrast only where it changed.
 
-    Returns ``[rule, node count, up to three examples]`` for each violation.
-    KaTeX's drawn boxes are left out (see the module docstring).
+    With `recheck`, the colour-contrast rule looks only at the elements that
+    `_RECHECK` marked (``data-pe-recheck``), in the same run as every other rule.
+    KaTeX's drawn boxes are left out (see the module docstring). Returns
+    ``[rule, node count, up to three examples]`` for each violation.
     """
     return page.evaluate(
-        """async ([tags, disabled, where, only]) => {
+        """async ([tags, disabled, recheck]) => {
           const rules = Object.fromEntries(disabled.map(r => [r, {enabled: false}]));
-          const context = where === 'document'
-            ? {exclude: [['.katex-html']]}
-            : {include: window.__peRecheck, exclude: [['.katex-html']]};
-          const runOnly = only ? {type: 'rule', values: [only]} : {type: 'tag', values: tags};
-          const r = await axe.run(context, {runOnly, rules, resultTypes: ['violations']});
-          return r.violations.map(v => [v.id, v.nodes.length,
-            v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': '
-              + (n.failureSummary || '').split('\\n').slice(1, 2).join(''))]);
+          const only = {id: 'color-contrast', selector: '[data-pe-recheck]'};
+          if (recheck) axe.configure({rules: [only]});
+          try {
+            const r = await axe.run({exclude: [['.katex-html']]},
+              {runOnly: {type: 'tag', values: tags}, rules, resultTypes: ['violations']});
+            return r.violations.map(v => [v.id, v.nodes.length,
+              v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': '
+                + (n.failureSummary || '').split('\\n').slice(1, 2).join(''))]);
+          } finally {
+            if (recheck) axe.reset();
+          }
         }""",
-        [AXE_TAGS, sorted(disabled), where, only],
+        [AXE_TAGS, sorted(disabled), recheck],
     )
 
 
@@ -258,12 +265,10 @@ def check(
                         disabled = set((skip_axe or {}).get(path, set()))
                         if signed:
                             # Contrast again only where this width draws text differently.
-                            recheck = page.evaluate(_RECHECK)
-                            found = _axe(page, {*disabled, "color-contrast"}, "document")
-                            if recheck and "color-contrast" not in disabled:
-                                found += _axe(page, disabled, "recheck", only="color-contrast")
+                            page.evaluate(_RECHECK)
+                            found = _axe(page, disabled, recheck=True)
                         else:
-                            found = _axe(page, disabled, "document")
+                            found = _axe(page, disabled)
                             page.evaluate(_KEEP_SIGNATURES)
                             signed = True
                         result.axe_runs += 1

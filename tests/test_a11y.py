@@ -110,3 +110,40 @@ def test_contrast_is_checked_again_where_a_phone_draws_text_differently(
     assert len(contrast) == 1, result.violations
     assert contrast[0].startswith("/formula/ 375px"), contrast
     assert " x2:" in contrast[0], contrast  # the recoloured paragraph and the phone-only one
+
+
+def test_contrast_is_checked_once_per_look_across_pages(server: str, browser: Browser) -> None:
+    """Text drawn like text checked on an earlier page is skipped; new-looking text is not.
+
+    Two pages, each given a faint paragraph: one faint grey on both pages (reported
+    once, on the first), one a different grey on the second page only (reported there).
+    """
+    html = {}
+    for path, greys in (("formula/", ("#bbb",)), ("rotation/", ("#bbb", "#c4c4c4"))):
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.goto(server + path, wait_until="load")
+        page.evaluate(
+            "(greys) => { for (const g of greys) { const p = document.createElement('p');"
+            " p.style.color = g; p.textContent = 'faint ' + g;"
+            " document.querySelector('article').append(p); } }",
+            list(greys),
+        )
+        html["/" + path] = page.content()
+        context.close()
+    result = screens.check(
+        browser,
+        server,
+        list(html),
+        widths=(1280,),
+        axe_widths=(1280,),
+        schemes=("light",),
+        replace=html,
+    )
+    contrast = [v for v in result.violations if "color-contrast" in v]
+    assert len(contrast) == 2, result.violations
+    assert contrast[0].startswith("/formula/ 1280px"), contrast
+    assert " x1:" in contrast[0], contrast
+    assert contrast[1].startswith("/rotation/ 1280px"), contrast
+    assert " x1:" in contrast[1], contrast
+    assert result.contrast_checked > 0

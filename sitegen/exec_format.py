@@ -19,10 +19,13 @@ A block's HTML is kept in ``.cache/blocks/`` under the hash of its code, its
 options, the page converter's extensions, every source file a block can read
 (``pe``, ``sitegen``, ``examples``, ``scripts``, ``docs``, ``benchmarks/results``,
 ``mkdocs.yml``) and the libraries' versions, so a build with nothing changed
-imports neither torch nor transformers and runs no block. Blocks of a
-``session`` (which share state) and blocks whose output has headings (which
-markdown-exec also adds to the page's table of contents) always run, and so
-does every block of a ``make serve`` build that lacks a library.
+imports neither torch nor transformers and runs no block. A block of a
+``session`` (which share state) is kept under the sources of every block of
+its session before it on the page too; when one is not in the cache, the
+session's earlier blocks that were read from the cache run first (their output
+unused), so it finds what they defined. Blocks whose output has headings
+(which markdown-exec also adds to the page's table of contents) always run,
+and so does every block of a ``make serve`` build that lacks a library.
 """
 
 from __future__ import annotations
@@ -192,19 +195,35 @@ def _block_file(source: str, language: str, options: dict[str, Any], md: Any) ->
     return cache_root() / "blocks" / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".html")
 
 
+def _session(md: Any, name: str) -> dict[str, list[Any]]:
+    """Return what the page `md` converts has seen of session `name`: sources, blocks skipped."""
+    sessions: dict[str, dict[str, list[Any]]] = md.__dict__.setdefault("_pe_sessions", {})
+    return sessions.setdefault(name, {"sources": [], "skipped": []})
+
+
 def formatter(*args: Any, **kwargs: Any) -> Any:
     """Format the block with markdown-exec, or read it from the cache (see the module doc)."""
     source, language, _, options, md = (*args, *[None] * 5)[:5]
     options = kwargs.get("options", options) or {}
     cacheable = (
-        isinstance(source, str)
-        and md is not None
-        and not options.get("session")
-        and not (serving() and missing_optional())
+        isinstance(source, str) and md is not None and not (serving() and missing_optional())
     )
+    named = options.get("session")
+    session = _session(md, str(named)) if cacheable and named else None
+    if session is not None:
+        # A session block's output depends on the blocks before it on the page.
+        session["sources"].append(source)
+        source = "\n\0".join(session["sources"])
     stored = _block_file(source, language, options, md) if cacheable else None
     if stored is not None and stored.is_file():
+        if session is not None:
+            session["skipped"].append((args, kwargs))
         return Markup(stored.read_text(encoding="utf-8"))
+    if session is not None:
+        # Run the earlier blocks read from the cache, so the session holds what they defined.
+        for earlier_args, earlier_kwargs in session["skipped"]:
+            _run_formatter(*earlier_args, **earlier_kwargs)
+        session["skipped"].clear()
     failures = len(_FAILURES)
     html = _run_formatter(*args, **kwargs)
     failed = len(_FAILURES) > failures

@@ -5,7 +5,8 @@ page needs (figures drawn on demand, MathML, the figures' files in the site) is
 done by the page's own blocks and the Markdown extension `sitegen.site_markdown`.
 Here MkDocs only draws every figure up front, several at a time, and lists the
 files (and the served wheel) so the link checker knows them, names the source
-commit in the footer, and, without a ``site_url``, lists each page in the
+commit in the footer, reuses the search entries of unchanged pages
+(`sitegen.search_cache`), and, without a ``site_url``, lists each page in the
 sitemap by its path.
 
 MkDocs loads this file by path on every (re)build, so it first drops earlier
@@ -33,7 +34,7 @@ if str(ROOT) not in sys.path:
 for _name in [n for n in sys.modules if n.split(".")[0] in {"sitegen", "pe"}]:
     del sys.modules[_name]
 
-from sitegen import figures, reader  # noqa: E402
+from sitegen import figures, reader, search_cache  # noqa: E402
 from sitegen.site_markdown import DIST  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.sitegen")
@@ -68,8 +69,9 @@ def _source_commit() -> str:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Add the commit the site was built from to the footer of every page."""
+    """Name the source commit in every page's footer; reuse unchanged pages' search entries."""
     config.copyright = f"{config.copyright or ''} {_source_commit()}".strip()
+    search_cache.install()
     return config
 
 

@@ -73,7 +73,7 @@ def test_a_block_is_kept_and_read_back_without_running(tmp_path: Path, block_cac
     assert tally.read_text().splitlines() == ["ran", "ran"]
 
 
-def test_failing_session_and_heading_blocks_run_every_time(
+def test_failing_and_heading_blocks_run_every_time(
     tmp_path: Path, block_cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     tally = tmp_path / "tally"
@@ -85,10 +85,38 @@ def test_failing_session_and_heading_blocks_run_every_time(
         assert "ZeroDivisionError" in caplog.text  # a strict build fails on it every time
     render(counting_block(tally, "## A heading"))
     render(counting_block(tally, "## A heading"))
-    render(counting_block(tally, "shared", options=' session="s"'))
-    render(counting_block(tally, "shared", options=' session="s"'))
-    assert tally.read_text().splitlines() == ["ran"] * 6
+    assert tally.read_text().splitlines() == ["ran"] * 4
     assert not block_cache.exists() or list(block_cache.iterdir()) == []
+
+
+def session_page(tally: Path, last: str) -> str:
+    """Three blocks of one session: the later ones read what the first defined."""
+    return (
+        counting_block(tally, options=' session="s"').replace("print('')", "x = 40")
+        + counting_block(tally, options=' session="s"').replace("print('')", "x += 1; print(x)")
+        + counting_block(tally, options=' session="s"').replace("print('')", last)
+    )
+
+
+def test_session_blocks_are_kept_under_the_blocks_before_them(
+    tmp_path: Path, block_cache: Path
+) -> None:
+    """Unchanged, no block runs; an edited last block runs after the kept ones are replayed."""
+    tally = tmp_path / "tally"
+    first = render(session_page(tally, "print(x * 2)"))
+    assert "82" in first
+    assert tally.read_text().splitlines() == ["ran"] * 3
+    assert render(session_page(tally, "print(x * 2)")) == first
+    assert tally.read_text().splitlines() == ["ran"] * 3  # nothing ran
+    # The third block changed: the two kept blocks run again (their output unused), then it.
+    edited = render(session_page(tally, "print(x * 3)"))
+    assert "123" in edited
+    assert "41" in edited
+    assert tally.read_text().splitlines() == ["ran"] * 6
+    # The first block changed: every later block's key changed with it.
+    moved = render(session_page(tally, "print(x * 3)").replace("x = 40", "x = 50"))
+    assert "153" in moved
+    assert "51" in moved
 
 
 @pytest.fixture

@@ -237,6 +237,7 @@ def test_tables_render() -> None:
         page.self_match_table,
         page.mla_shape_table,
         page.cache_table,
+        page.sequence_cache_table,
         page.absorption_table,
         page.nope_probe_table,
         page.permutation_table,

@@ -207,32 +207,22 @@ def _shape(pair: tuple[int, int] | None) -> str:
 
 def mla_shape_table() -> str:
     """Tabulate the MLA projections of DeepSeek-V2, V2-Lite and V3, input by output."""
-    rows = []
-    for name in MLA_CONFIGS:
-        s = mla_shapes(name)
-        rows.append(
-            [
-                name,
-                s["heads"],
-                s["qk_head"],
-                _shape(s["down_q"]),
-                _shape(s["up_q"]),
-                _shape(s["down_kv"]),
-                _shape(s["up_k"]),
-                _shape(s["up_v"]),
-            ]
-        )
-    headers = [
-        "model",
-        "heads",
-        "q·k size per head",
-        "W^DQ",
-        "W^UQ (+ W^QR)",
-        "W^DKV (+ W^KR)",
-        "W^UK",
-        "W^UV",
+    shapes = {name: mla_shapes(name) for name in MLA_CONFIGS}
+    projections = [
+        ("heads", "heads"),
+        ("q·k size per head", "qk_head"),
+        ("query down, W^DQ", "down_q"),
+        ("query up, W^UQ with W^QR", "up_q"),
+        ("key-value down, W^DKV with W^KR", "down_kv"),
+        ("key up, W^UK", "up_k"),
+        ("value up, W^UV", "up_v"),
     ]
-    return table(headers, rows, align="lrrlllll")
+    rows = []
+    for label, key in projections:
+        cells = [shapes[name][key] for name in MLA_CONFIGS]
+        rows.append([label, *(c if isinstance(c, int) else _shape(c) for c in cells)])
+    headers = ["projection, input × output", *MLA_CONFIGS]
+    return table(headers, rows, align="l" + "r" * len(MLA_CONFIGS))
 
 
 def cache_per_token(name: str, gqa_groups: int = 8) -> dict[str, float]:
@@ -257,12 +247,11 @@ def cache_per_token(name: str, gqa_groups: int = 8) -> dict[str, float]:
     }
 
 
-def cache_table(context: int = 131072) -> str:
-    """Per-token cache per layer, and the whole cache of one sequence of `context` tokens."""
+def cache_table() -> str:
+    """Tabulate the cached numbers per token and layer: MLA, MHA and GQA, and their ratios."""
     rows = []
     for name in MLA_CONFIGS:
         k = cache_per_token(name)
-        total = context * k["layers"] * BYTES_BF16 / 2**30
         rows.append(
             [
                 name,
@@ -271,21 +260,27 @@ def cache_table(context: int = 131072) -> str:
                 k["gqa"],
                 f"{k['ratio']:.1f}×",
                 f"{k['groups_equivalent']:.2f}",
+            ]
+        )
+    headers = ["model", "MLA", "MHA", "GQA, 8 groups", "MHA / MLA", "MLA as GQA groups"]
+    return table(headers, rows, align="lrrrrr")
+
+
+def sequence_cache_table(context: int = 131072) -> str:
+    """Tabulate the whole cache of one sequence of `context` tokens, all layers, in BF16."""
+    rows = []
+    for name in MLA_CONFIGS:
+        k = cache_per_token(name)
+        total = context * k["layers"] * BYTES_BF16 / 2**30
+        rows.append(
+            [
+                name,
+                k["layers"],
                 f"{k['mla'] * total:,.1f} GiB",
                 f"{k['mha'] * total:,.1f} GiB",
             ]
         )
-    headers = [
-        "model",
-        "MLA",
-        "MHA",
-        "GQA, 8 groups",
-        "MHA / MLA",
-        "MLA as GQA groups",
-        f"MLA, {context:,} tokens",
-        f"MHA, {context:,} tokens",
-    ]
-    return table(headers, rows, align="lrrrrrrr")
+    return table(["model", "layers", "MLA", "MHA"], rows, align="lrrr")
 
 
 def _rotate(rope: RotaryEmbedding, x: np.ndarray, positions: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from pe._published import by_model
 from sitegen.pages import rope_variants as page
 
 
@@ -249,3 +250,18 @@ def test_tables_render() -> None:
         assert lines[1].startswith("| ")
         widths = {line.count(" | ") for line in lines}
         assert len(widths) == 1, function.__name__
+
+
+def test_mla_head_sizes_agree_with_transformers_deepseek_v2_and_pe_published() -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.DeepseekV2Config()
+    for name in ("DeepSeek-V2", "DeepSeek-V2-Lite"):
+        ours = page.MLA_CONFIGS[name]
+        for key in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
+            assert getattr(config, key) == ours[key], (name, key)
+    lite = by_model("DeepSeek-V2-Lite").config
+    assert lite["hidden_size"] == page.MLA_CONFIGS["DeepSeek-V2-Lite"]["hidden_size"]
+    assert (
+        lite["num_attention_heads"] == page.MLA_CONFIGS["DeepSeek-V2-Lite"]["num_attention_heads"]
+    )
+    assert by_model("DeepSeek-V3").config["num_attention_heads"] == 128

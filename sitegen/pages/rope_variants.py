@@ -30,7 +30,7 @@ GPT_NEOX_20B: dict[str, Any] = {
 }
 GPT_J_6B: dict[str, Any] = {
     "model": "GPT-J-6B",
-    "source": "EleutherAI/gpt-j-6b, config.json (rotary_dim 64; n_embd 4096, n_head 16)",
+    "source": "EleutherAI/gpt-j-6B, config.json (rotary_dim 64; n_embd 4096, n_head 16)",
     "key": "rotary_dim",
     "config": {"hidden_size": 4096, "num_attention_heads": 16, "rotary_dim": 64},
 }

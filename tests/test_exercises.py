@@ -31,7 +31,9 @@ CHAPTERS = (
     "grids/timesteps",
     "grids/images",
     "grids/rotary",
+    "beyond/rope",
     "beyond/rope-scaling",
+    "beyond/rope-variants",
     "beyond/alibi",
     "beyond/position-ids",
     "beyond/relative-bias",
@@ -101,6 +103,16 @@ def _rope_scaling_2() -> list[float]:
         math.exp(2) / (math.exp(2) + 4095)
     )
     return [scale, 1 / scale, ratio]
+
+
+def _rope_self_score(offset: int, head_dim: int) -> float:
+    """RoPE score of an all-ones query and key `offset` apart: 2·Σ_i cos(offset·θ_i)."""
+    return sum(2 * math.cos(offset * 10000.0 ** (-2 * i / head_dim)) for i in range(head_dim // 2))
+
+
+def _llama4_scale(position: int) -> float:
+    """Llama 4's NoPE-layer query scale, from the formula in modeling_llama4.py, in mpmath."""
+    return float(1 + mpmath.mpf("0.1") * mpmath.log(1 + (position + 1) // 8192))
 
 
 def _t5_bucket(offset: int, num_buckets: int = 32, max_distance: int = 128) -> int:
@@ -183,6 +195,43 @@ EXPECTED = {
     # Concatenated slot j holds interleaved dimension 2j (j < d/2) or 2(j - d/2) + 1.
     "rope_derivation_2": lambda a: (
         a[:8] == [2 * j if j < 4 else 2 * (j - 4) + 1 for j in range(8)] and a[8] < 1e-12
+    ),
+    # Equal content: every pair of (1, 1) adds 2·cos(offset·θ_i), θ_i = 10000^(-2i/64).
+    "rope_1": lambda a: (
+        a == pytest.approx([_rope_self_score(1, 64), _rope_self_score(1000, 64)], abs=5e-5)
+    ),
+    # Query at 150, key at 120: offset 30; renumbering only the query: 50 - 120 = -70;
+    # renumbering both keeps the offset 30.
+    "rope_2": lambda a: (
+        a
+        == pytest.approx(
+            [_rope_self_score(30, 8), _rope_self_score(-70, 8), _rope_self_score(30, 8)],
+            abs=5e-7,
+        )
+    ),
+    # DeepSeek-V3: 61 layers; MLA caches 512 + 64 per token and layer, MHA 2·128·128.
+    "rope_variants_1": lambda a: (
+        a
+        == pytest.approx(
+            [(512 + 64) * 61 * 131072 * 2 / 2**30, 2 * 128 * 128 * 61 * 131072 * 2 / 2**30],
+            abs=5e-5,
+        )
+    ),
+    # A rotary key per head: 512 + 128·64 against 512 + 64; heads still score differently.
+    "rope_variants_2": lambda a: (
+        a[:2] == [576, 8704] and a[2] == pytest.approx(8704 / 576, abs=5e-5) and a[3] > 0.1
+    ),
+    # τ = 1 + 0.1·ln(1 + floor(10^6 / 8192)); half the weight needs a lead of ln(n - 1)/τ.
+    "rope_variants_3": lambda a: (
+        a
+        == pytest.approx(
+            [
+                _llama4_scale(999_999),
+                float(mpmath.log(999_999)),
+                float(mpmath.log(999_999)) / _llama4_scale(999_999),
+            ],
+            abs=5e-5,
+        )
     ),
     "mistakes_1": lambda a: a == [2.4374, 1.5401],
     # Flux: pairs 0-7 follow the index, 8-35 the row (each axis restarts θ = b^(-2j/d_a)),

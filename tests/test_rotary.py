@@ -749,3 +749,13 @@ def test_a_kept_signature_leaves_autograd_and_transforms_their_own_path() -> Non
         reference_rotation(q, np.array([9]), "concatenated", 8),
         atol=1e-6,
     )
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_empty_inputs_give_empty_results_on_every_call(layout: str) -> None:
+    rope = RotaryEmbedding(4, layout=layout)
+    for _ in range(2):  # the second call takes the path of a kept signature
+        assert rope.rotate(torch.zeros(1, 0, 4), offset=3).shape == (1, 0, 4)
+        q_rot, k_rot = rope(torch.zeros(0, 2, 1, 4), torch.zeros(0, 1, 1, 4), offset=3)
+        assert q_rot.shape == (0, 2, 1, 4)
+        assert k_rot.shape == (0, 1, 1, 4)

@@ -882,7 +882,7 @@ class RotaryEmbedding(nn.Module):
             return out if out.dtype == x.dtype else out.to(x.dtype)
         part = values if rotary == self.head_dim else values.narrow(-1, 0, rotary)
         if _complex_view(part):  # (..., half) complex numbers, first + i second
-            out = (part.view(factors[0].dtype) * factors[0]).view(compute)
+            out = torch.view_as_real(part.view(factors[0].dtype) * factors[0]).flatten(-2)
         else:  # strides that no complex view can read
             cos, sin = factors[0].real, factors[0].imag
             first, second = part[..., 0::2], part[..., 1::2]

@@ -874,11 +874,9 @@ class RotaryEmbedding(nn.Module):
         if self.layout == "concatenated":
             cos, minus_sin, sin = factors
             out = values * cos  # (first cos, second cos, the rest unchanged)
-            sizes = (half, half, self.head_dim - rotary)
-            first, second, _ = values.split(sizes, -1)
-            out_first, out_second, _ = out.split(sizes, -1)
-            out_first.addcmul_(second, minus_sin)  # first cos - second sin
-            out_second.addcmul_(first, sin)  # second cos + first sin
+            first, second = values.narrow(-1, 0, half), values.narrow(-1, half, half)
+            out.narrow(-1, 0, half).addcmul_(second, minus_sin)  # first cos - second sin
+            out.narrow(-1, half, half).addcmul_(first, sin)  # second cos + first sin
             return out if out.dtype == x.dtype else out.to(x.dtype)
         part = values if rotary == self.head_dim else values.narrow(-1, 0, rotary)
         if _complex_view(part):  # (..., half) complex numbers, first + i second

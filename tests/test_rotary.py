@@ -1,4 +1,5 @@
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -671,3 +672,90 @@ def test_a_decoding_step_turns_q_and_k_together_with_the_same_result(layout: str
     torch.testing.assert_close(k_rot, rope.rotate(k, offset=4000), rtol=0, atol=0)
     expected = reference_rotation(k, np.array([4000]), layout, 8)
     np.testing.assert_allclose(k_rot.double().numpy(), expected, atol=2e-6)
+
+
+def _message(call: Callable[[RotaryEmbedding], object], rope: RotaryEmbedding) -> tuple[type, str]:
+    """The type and text of the error `call` raises for `rope`."""
+    with pytest.raises((TypeError, ValueError)) as caught:
+        call(rope)
+    return caught.type, str(caught.value)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_a_decoding_loop_after_its_first_step_gives_the_formula(layout: str) -> None:
+    """Steps after the first skip the checks (its signature is kept) and read new rows each time."""
+    rope = RotaryEmbedding(16, layout=layout, partial_rotary_factor=0.5)
+    generator = torch.Generator().manual_seed(13)
+    for batch in (1, 3):  # batch 1 is joined along the heads, batch 3 as rows
+        for step in range(4):
+            q = torch.randn(batch, 4, 1, 16, generator=generator)
+            k = torch.randn(batch, 2, 1, 16, generator=generator)
+            q_rot, k_rot = rope(q, k, offset=4000 + step)
+            assert q_rot.shape == q.shape
+            assert k_rot.shape == k.shape
+            assert q_rot.is_contiguous()
+            assert k_rot.is_contiguous()
+            for x, turned in ((q, q_rot), (k, k_rot)):
+                expected = reference_rotation(x, np.array([4000 + step]), layout, 8)
+                np.testing.assert_allclose(turned.double().numpy(), expected, atol=2e-6)
+            single = rope.rotate(q, offset=17 + step)  # the one-tensor path keeps its own
+            expected = reference_rotation(q, np.array([17 + step]), layout, 8)
+            np.testing.assert_allclose(single.double().numpy(), expected, atol=2e-6)
+    assert len(rope._signatures) == 4  # two pairs and two single tensors
+
+
+def test_a_kept_signature_still_refuses_bad_calls_with_the_same_words() -> None:
+    """What changes between calls of one signature is still checked, and named as before."""
+    q, k = torch.randn(1, 4, 1, 8), torch.randn(1, 2, 1, 8)
+    bad_calls: list[Callable[[RotaryEmbedding], object]] = [
+        lambda rope: rope(q, k, offset=2**31),
+        lambda rope: rope(q, k, offset=1.5),
+        lambda rope: rope(q, k, offset=True),
+        lambda rope: rope(q[..., :6], k),
+        lambda rope: rope(q, k.int()),
+        lambda rope: rope(q, k, offset=3, k_positions=torch.tensor([3])),
+        lambda rope: rope.rotate(q, offset=-(2**31)),
+        lambda rope: rope.rotate(q.double()[..., :4]),
+    ]
+    for layout in ("interleaved", "concatenated"):
+        fresh, used = RotaryEmbedding(8, layout=layout), RotaryEmbedding(8, layout=layout)
+        used(q, k, offset=5)
+        used.rotate(q, offset=5)
+        for call in bad_calls:
+            assert _message(call, used) == _message(call, fresh)
+    assert _message(bad_calls[0], used) == (
+        ValueError,
+        f"offset must lie in [-{2**31 - 1}, {2**31 - 1}]; got {2**31}",
+    )
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+def test_a_kept_signature_leaves_autograd_and_transforms_their_own_path() -> None:
+    """After an inference call, the same shapes with gradients or under vmap still work."""
+    rope = RotaryEmbedding(8, layout="concatenated")
+    q, k = torch.randn(1, 4, 1, 8), torch.randn(1, 2, 1, 8)
+    with torch.inference_mode():
+        rope(q, k, offset=9)
+        rope.rotate(q, offset=9)
+    leaf = q.clone().requires_grad_(True)
+    q_rot, _ = rope(leaf, k, offset=9)
+    (q_rot * q).sum().backward()  # d/dq <R q, q0> = R^T q0
+    assert leaf.grad is not None
+    expected = reference_rotation(q, np.array([-9]), "concatenated", 8)
+    np.testing.assert_allclose(leaf.grad.double().numpy(), expected, atol=1e-6)
+    batched = torch.func.vmap(lambda row: rope.rotate(row, offset=9))(q)
+    np.testing.assert_allclose(
+        batched.double().numpy(),
+        reference_rotation(q, np.array([9]), "concatenated", 8),
+        atol=1e-6,
+    )
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_empty_inputs_give_empty_results_on_every_call(layout: str) -> None:
+    rope = RotaryEmbedding(4, layout=layout)
+    for _ in range(2):  # the second call takes the path of a kept signature
+        assert rope.rotate(torch.zeros(1, 0, 4), offset=3).shape == (1, 0, 4)
+        q_rot, k_rot = rope(torch.zeros(0, 2, 1, 4), torch.zeros(0, 1, 1, 4), offset=3)
+        assert q_rot.shape == (0, 2, 1, 4)
+        assert k_rot.shape == (0, 1, 1, 4)

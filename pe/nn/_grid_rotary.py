@@ -64,6 +64,7 @@ class _GridRotary(RotaryEmbedding):
         )
         self._tables: dict[tuple[str, torch.dtype], Tensor] = {}
         self._recent: dict[tuple[torch.device, torch.dtype, int, int], tuple[Tensor, ...]] = {}
+        self._signatures: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         edges = np.cumsum((0, *rope.sections))
         self._slices = [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
 

@@ -124,6 +124,7 @@ _TABLE_MIN = 256  # shortest table kept; tables grow to the next power of two
 _BLOCK = 1 << 16  # positions computed at once when building a table (float64 temporaries)
 _FUSED = 1 << 16  # q and k of at most this many values in all are turned as one tensor
 _RECENT = 8  # rows of recent (offset, length) requests kept: every layer of a step asks alike
+_SIGNATURES = 16  # checked input signatures (shapes, dtypes, devices) kept: a model has a few
 
 
 def _compiling() -> bool:
@@ -156,11 +157,12 @@ def _transformed(x: Tensor) -> bool:
 
 def _complex_view(x: Tensor) -> bool:
     """Tell whether `x` (float32 or float64) can be read as complex numbers in place."""
+    *outer, last = x.stride()
     return (
-        x.device.type in ("cpu", "cuda", "meta")
-        and x.stride(-1) == 1
+        last == 1
         and x.storage_offset() % 2 == 0
-        and all(stride % 2 == 0 for stride in x.stride()[:-1])
+        and all(stride % 2 == 0 for stride in outer)
+        and x.device.type in ("cpu", "cuda", "meta")
     )
 
 
@@ -420,6 +422,7 @@ class RotaryEmbedding(nn.Module):
         # Packed cos and sin (see _rows), per device and dtype, and the rows of recent calls.
         self._tables: dict[tuple[str, torch.dtype], Tensor] = {}
         self._recent: dict[tuple[torch.device, torch.dtype, int, int], tuple[Tensor, ...]] = {}
+        self._signatures: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # see `_remember`
 
     @classmethod
     def from_config(
@@ -579,11 +582,13 @@ class RotaryEmbedding(nn.Module):
         if cached is None or cached.shape[0] < size:
             size = max(_TABLE_MIN, 1 << max(0, size - 1).bit_length())
             check_size((size, 2, self.head_dim), name="the cos/sin table")
-            blocks = [
-                self._rows(torch.arange(start, min(start + _BLOCK, size), device=device), dtype)
-                for start in range(0, size, _BLOCK)  # bounded float64 temporaries
-            ]
-            cached = blocks[0] if len(blocks) == 1 else torch.cat(blocks)
+            # An ordinary tensor even under inference_mode: a model run there first may train.
+            with torch.inference_mode(False):
+                blocks = [
+                    self._rows(torch.arange(start, min(start + _BLOCK, size), device=device), dtype)
+                    for start in range(0, size, _BLOCK)  # bounded float64 temporaries
+                ]
+                cached = blocks[0] if len(blocks) == 1 else torch.cat(blocks)
             self._tables[key] = cached
             self._recent.clear()  # rows there may be views of the table replaced
         return cached
@@ -731,14 +736,16 @@ class RotaryEmbedding(nn.Module):
         if factors is None:
             stop = start + seq
             cached = self._tables.get((str(device), dtype))
-            if start >= 0 and (
-                (cached is not None and stop <= cached.shape[0])
-                or max(_TABLE_MIN, 1 << max(0, stop - 1).bit_length()) <= max(_TABLE_MIN, 4 * seq)
-            ):
-                rows = self._table(stop, device, dtype)[start:stop]
-            else:
-                rows = self._rows(torch.arange(start, stop, device=device), dtype)
-            factors = self._factors(rows)
+            with torch.inference_mode(False):  # kept: ordinary tensors, as the table
+                if start >= 0 and (
+                    (cached is not None and stop <= cached.shape[0])
+                    or max(_TABLE_MIN, 1 << max(0, stop - 1).bit_length())
+                    <= max(_TABLE_MIN, 4 * seq)
+                ):
+                    rows = self._table(stop, device, dtype)[start:stop]
+                else:
+                    rows = self._rows(torch.arange(start, stop, device=device), dtype)
+                factors = self._factors(rows)
             if len(self._recent) >= _RECENT:
                 self._recent.pop(next(iter(self._recent)))
             self._recent[key] = factors
@@ -772,8 +779,18 @@ class RotaryEmbedding(nn.Module):
     def _rotate(
         self, x: Tensor, name: str, *, offset: int = 0, positions: Tensor | None = None
     ) -> Tensor:
-        # Every check runs on every call; the common one (an int offset) runs in a few steps,
-        # since a model calls this twice per layer for every token it generates.
+        # A model calls this for every layer and every token: an input of a shape, dtype and
+        # device already checked (see `_remember`) skips the checks and reads its rows.
+        if positions is None and type(offset) is int and type(x) is Tensor and not _compiling():
+            signature = self._signatures.get((x.shape, x.dtype, x.device))
+            if (
+                signature is not None
+                and -MAX_POSITION <= offset <= MAX_POSITION
+                and not (x.requires_grad or _transformed(x))
+            ):
+                compute = signature[0]
+                rows = self._range_rows(offset, x.shape[-2], x.device, compute)
+                return self._turn(x, rows, compute)
         shape = self._check_input(x, name)
         compute = torch.float64 if x.dtype == torch.float64 else torch.float32
         if positions is None:
@@ -792,9 +809,7 @@ class RotaryEmbedding(nn.Module):
             cos, sin = self._cos_sin(positions, compute)
             return self._turn_traceable(x, cos, sin, compute)
         if positions is None:
-            factors = self._recent.get((x.device, compute, start, shape[-2]))
-            if factors is None:
-                factors = self._range_rows(start, shape[-2], x.device, compute)
+            factors = self._range_rows(start, shape[-2], x.device, compute)
         else:
             shaped = self._shape_positions(positions, x, name).to(x.device)
             factors = self._position_rows(shaped, name, compute)
@@ -804,7 +819,23 @@ class RotaryEmbedding(nn.Module):
             else:
                 cos, sin = factors[0][..., : self.rotary_dim // 2], factors[2]
             return self._turn_traceable(x, cos, sin, compute)
+        if positions is None and type(x) is Tensor:
+            self._remember((x.shape, x.dtype, x.device), (compute,))
         return self._turn(x, factors, compute)
+
+    def _remember(self, key: tuple[Any, ...], signature: tuple[Any, ...]) -> None:
+        """Keep what the checks found for inputs of one signature (shapes, dtypes, devices).
+
+        Shapes, dtypes and devices are all the checks read, so an input with
+        the same signature passes them again: the fast paths of `_rotate` and
+        `forward` look the signature up instead, then check only what can
+        change between calls of one signature (the offset's range, autograd,
+        a `torch.func` transform, tracing). The last few signatures are kept.
+        """
+        if key not in self._signatures:
+            if len(self._signatures) >= _SIGNATURES:
+                self._signatures.pop(next(iter(self._signatures)))
+            self._signatures[key] = signature
 
     def _turn_cos_sin(self, x: Tensor, cos: Tensor, sin: Tensor, compute: torch.dtype) -> Tensor:
         """Rotate `x` by given cos and sin, ``(..., rotary_dim / 2)``, on whichever path applies."""
@@ -843,18 +874,18 @@ class RotaryEmbedding(nn.Module):
         if self.layout == "concatenated":
             cos, minus_sin, sin = factors
             out = values * cos  # (first cos, second cos, the rest unchanged)
-            out[..., :half].addcmul_(values[..., half:rotary], minus_sin)  # - second sin
-            out[..., half:rotary].addcmul_(values[..., :half], sin)  # + first sin
+            first, second = values.narrow(-1, 0, half), values.narrow(-1, half, half)
+            out.narrow(-1, 0, half).addcmul_(second, minus_sin)  # first cos - second sin
+            out.narrow(-1, half, half).addcmul_(first, sin)  # second cos + first sin
             return out if out.dtype == x.dtype else out.to(x.dtype)
-        part = values if rotary == self.head_dim else values[..., :rotary]
-        if _complex_view(part):
-            pairs = torch.view_as_complex(part.view(*part.shape[:-1], half, 2))
-            turned = torch.view_as_real(pairs * factors[0])  # (..., half, [first, second])
+        part = values if rotary == self.head_dim else values.narrow(-1, 0, rotary)
+        if _complex_view(part):  # (..., half) complex numbers, first + i second
+            out = torch.view_as_real(part.view(factors[0].dtype) * factors[0]).flatten(-2)
         else:  # strides that no complex view can read
             cos, sin = factors[0].real, factors[0].imag
             first, second = part[..., 0::2], part[..., 1::2]
-            turned = torch.stack((first * cos - second * sin, first * sin + second * cos), -1)
-        out = turned.flatten(-2)
+            out = torch.stack((first * cos - second * sin, first * sin + second * cos), -1)
+            out = out.flatten(-2)
         if rotary < self.head_dim:
             out = torch.cat((out, values[..., rotary:]), dim=-1)
         return out if out.dtype == x.dtype else out.to(x.dtype)
@@ -897,23 +928,58 @@ class RotaryEmbedding(nn.Module):
             Naming `q` or `k` for a tensor of the wrong kind or width, or for
             positions out of range or of an ambiguous shape.
         """
+        if (
+            q_positions is None
+            and k_positions is None
+            and type(offset) is int
+            and type(q) is Tensor
+            and type(k) is Tensor
+            and not _compiling()
+        ):
+            # A decoding step like the last one: its checks passed then (see `_remember`).
+            key = (q.shape, k.shape, q.dtype, k.dtype, q.device, k.device)
+            signature = self._signatures.get(key)
+            if (
+                signature is not None
+                and -MAX_POSITION <= offset <= MAX_POSITION
+                and not (q.requires_grad or k.requires_grad or _transformed(q) or _transformed(k))
+            ):
+                return self._turn_together(q, k, offset, signature)
         if q_positions is None and k_positions is None and self._fusable(q, k):
             # A decoding step: q and k share their positions, so they are turned as one
             # tensor (one set of operations instead of two; a copy of a few kilobytes).
+            start = check_offset(offset)
             q_shape, k_shape = q.shape, k.shape
-            rows = math.prod(q_shape[:-2])
-            both = torch.cat(
-                (
-                    q.reshape(rows, *q_shape[-2:]),
-                    k.reshape(math.prod(k_shape[:-2]), *k_shape[-2:]),
-                )
+            q_count, k_count = math.prod(q_shape[:-2]), math.prod(k_shape[:-2])
+            signature = (
+                torch.float64 if q.dtype == torch.float64 else torch.float32,
+                q_count,
+                k_count,
+                # Joined along the heads as they are where nothing comes before the heads
+                # (batch 1), else as rows: either way each result is contiguous.
+                q.dim() == k.dim() >= 3 and math.prod(q_shape[:-3]) == math.prod(k_shape[:-3]) == 1,
             )
-            turned = self._rotate(both, "q", offset=offset)
-            return turned[:rows].view(*q_shape), turned[rows:].view(*k_shape)
+            if type(q) is Tensor and type(k) is Tensor:
+                self._remember((q_shape, k_shape, q.dtype, k.dtype, q.device, k.device), signature)
+            return self._turn_together(q, k, start, signature)
         return (
             self._rotate(q, "q", offset=offset, positions=q_positions),
             self._rotate(k, "k", offset=offset, positions=k_positions),
         )
+
+    def _turn_together(
+        self, q: Tensor, k: Tensor, offset: int, signature: tuple[Any, ...]
+    ) -> tuple[Tensor, Tensor]:
+        """Turn a small `q` and `k` with the same positions as one tensor, checks done."""
+        compute, q_count, k_count, by_heads = signature
+        seq, width = q.shape[-2:]
+        rows = self._range_rows(offset, seq, q.device, compute)
+        if by_heads:
+            turned = self._turn(torch.cat((q, k), -3), rows, compute)
+            return turned.narrow(-3, 0, q_count), turned.narrow(-3, q_count, k_count)
+        both = torch.cat((q.reshape(q_count, seq, width), k.reshape(k_count, seq, width)))
+        turned = self._turn(both, rows, compute)
+        return turned[:q_count].view(q.shape), turned[q_count:].view(k.shape)
 
     def _fusable(self, q: Tensor, k: Tensor) -> bool:
         """Tell whether `q` and `k` are small, alike and plain enough to be turned as one."""

@@ -47,7 +47,8 @@ def bound_mpmath(r: int, d: int, base: float) -> float:
 def men_sum(m: np.ndarray, base: float, d: int) -> np.ndarray:
     """Σ_i cos(m θ_i), θ_i = base^(-2i/d), written with a Python list of frequencies."""
     theta = np.array([base ** (-2 * i / d) for i in range(d // 2)])
-    return np.cos(m.astype(np.float64)[:, None] * theta[None, :]).sum(axis=1)
+    sums: np.ndarray = np.cos(m.astype(np.float64)[:, None] * theta[None, :]).sum(axis=1)
+    return sums
 
 
 def passes(base: float, context: int, d: int) -> bool:
@@ -80,7 +81,8 @@ def test_decay_bound_keeps_shape_and_is_even_in_distance() -> None:
     grid = np.array([[3, -3], [-40, 40]])
     bound = pe.rope_decay_bound(grid, 16)
     assert bound.shape == (2, 2)
-    assert bound[0, 0] == bound[0, 1] and bound[1, 0] == bound[1, 1]
+    assert bound[0, 0] == bound[0, 1]
+    assert bound[1, 0] == bound[1, 1]
 
 
 def test_decay_bound_bounds_every_score_by_abel_summation() -> None:
@@ -152,15 +154,15 @@ def test_min_base_raises_when_no_base_passes() -> None:
     ("call", "error", "words"),
     [
         (lambda: pe.rope_min_base(0, 128), ValueError, "context must be a positive integer"),
-        (lambda: pe.rope_min_base(2.5, 128), TypeError, "context"),
+        (lambda: pe.rope_min_base(2.5, 128), TypeError, "context"),  # type: ignore[arg-type]
         (lambda: pe.rope_min_base(2**23, 128), ValueError, "context must be at most"),
         (lambda: pe.rope_min_base(100, 127), ValueError, "head_dim"),
         (lambda: pe.rope_min_base(100, 8, points_per_decade=0), ValueError, "points_per_decade"),
         (lambda: pe.rope_min_base(100, 8, max_base=1.0), ValueError, "max_base"),
-        (lambda: pe.rope_min_base(100, 8, max_base="1e9"), TypeError, "max_base"),
+        (lambda: pe.rope_min_base(100, 8, max_base="1e9"), TypeError, "max_base"),  # type: ignore[arg-type]
         (lambda: pe.rope_critical_dimension(128, 0), ValueError, "train_length"),
         (lambda: pe.rope_critical_dimension(128, 4096, base=1.0), ValueError, "base"),
-        (lambda: pe.rope_critical_dimension(128.0, 4096), TypeError, "head_dim"),
+        (lambda: pe.rope_critical_dimension(128.0, 4096), TypeError, "head_dim"),  # type: ignore[arg-type]
         (lambda: pe.rope_decay_bound([0.5], 8), TypeError, "distances"),
         (lambda: pe.rope_decay_bound(10, 9), ValueError, "head_dim"),
         (lambda: pe.rope_decay_bound(10**9, 4096), ValueError, "values"),
@@ -208,7 +210,8 @@ def test_score_table_decays_only_for_aligned_queries_and_keys() -> None:
         assert value(row[2]) == pytest.approx(ones, abs=0.05)  # E[q·R_r q] = 2Σcos(rθ_i)
         assert abs(value(row[3])) < 0.01  # mean 0 (Barbero et al., Proposition 3.2)
         assert value(row[4]) == pytest.approx(1.0, abs=0.05)  # spread √d at every r
-    assert value(rows[0][1]) > 0.9 and value(rows[-1][1]) < 0.1
+    assert value(rows[0][1]) > 0.9
+    assert value(rows[-1][1]) < 0.1
 
 
 def test_p_rope_frequencies_are_those_of_the_papers_algorithm() -> None:
@@ -258,7 +261,8 @@ def test_base_table_against_hand_formulas_and_the_pages_claims() -> None:
         assert smallest == pytest.approx(found, rel=0.05)
         assert passes(found, trained, d)
         first = first_negative(base, d, 1 << 20)
-        assert first is not None and value(row[8]) == first
+        assert first is not None
+        assert value(row[8]) == first
         # The page: Llama 2 fails inside its context, the others pass over theirs.
         assert (first < trained) == (name == "Llama 2 7B")
         assert (smallest > base) == (name == "Llama 2 7B")

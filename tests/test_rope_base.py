@@ -255,6 +255,7 @@ def test_base_table_against_hand_formulas_and_the_pages_claims() -> None:
         assert value(row[4]) == pytest.approx(waves[-1], abs=0.5)
         full = sum(wave <= trained for wave in waves)
         assert row[5] == f"{full} of {d // 2}"
+        assert row[3].startswith(f"{trained:,} (")
         assert int(row[6]) == 2 * full
         smallest = value(row[7])
         found = pe.rope_min_base(trained, d)
@@ -278,6 +279,13 @@ def test_min_base_table_rows_pass_and_the_grid_point_below_fails() -> None:
         assert passes(base, context, 128)
         assert not passes(base / 10 ** (1 / 1000), context, 128)
         assert value(row[4]) == pytest.approx(base / context, abs=0.06)
+    # The page: pe agrees (to the digits shown) with Su's values at most lengths, and
+    # with the paper's less often.
+    shown = [f"{value(row[1]):.1e}" for row in rows]
+    with_su = sum(a == f"{b:.1e}" for a, b in zip(shown, page.SU_RECOMPUTED.values(), strict=True))
+    with_men = sum(a == f"{b:.1e}" for a, b in zip(shown, page.MEN_REPORTED.values(), strict=True))
+    assert with_su > len(rows) / 2
+    assert with_men < with_su
 
 
 def test_page_uses_every_table_and_figure() -> None:

@@ -47,21 +47,21 @@ def settings() -> tuple[Setting, ...]:
             head_dim_of(by_model("Llama 2 7B, dynamic NTK")),
             float(llama2["rope_theta"]),
             int(llama2["max_position_embeddings"]),
-            "`max_position_embeddings`",
+            "config",
         ),
         Setting(
             "Code Llama 7B",
             head_dim_of(by_model("Code Llama 7B")),
             float(code["rope_theta"]),
             int(code["max_position_embeddings"]),
-            "`max_position_embeddings`",
+            "config",
         ),
         Setting(
             "Llama 3.1 8B",
             head_dim_of(llama3),
             float(llama3.config["rope_theta"]),
             int(llama3.scaling["original_max_position_embeddings"]),
-            "`original_max_position_embeddings`",
+            "config, unscaled",
         ),
         # Gemma 3's local layers see a 1,024-token sliding window and its global layers
         # were pre-trained on 32K sequences before a factor-8 rescaling to 128K

@@ -199,6 +199,13 @@ def test_decay_table_against_the_formula() -> None:
             theta = np.array([base ** (-2 * i / d) for i in range(d // 2)])
             expected = np.abs(np.cumsum(np.exp(1j * r * theta))).mean()
             assert value(cell) == pytest.approx(expected, abs=0.006)
+    # The page: by distance 1,024 Llama 2's bound has lost most of its height; the bases
+    # of a million keep far more of theirs.
+    kept = {row[0]: value(row[6]) / value(row[3]) for row in rows}
+    assert page.DECAY_DISTANCES[3] == 1024  # column 6 of the table
+    assert kept["Llama 2 7B"] < 0.5
+    for name in ("Code Llama 7B", "Gemma 3 4B, global layers"):
+        assert kept[name] > 2 * kept["Llama 2 7B"]
 
 
 def test_score_table_decays_only_for_aligned_queries_and_keys() -> None:
@@ -267,6 +274,11 @@ def test_base_table_against_hand_formulas_and_the_pages_claims() -> None:
         # The page: Llama 2 fails inside its context, the others pass over theirs.
         assert (first < trained) == (name == "Llama 2 7B")
         assert (smallest > base) == (name == "Llama 2 7B")
+    # The figure's caption: B_r crosses zero first for the bases of 10,000.
+    firsts = {name: value(row[8]) for name, row in rows.items()}
+    small = [firsts[n] for n, (_, base, _) in SOURCES.items() if base == 1e4]
+    large = [firsts[n] for n, (_, base, _) in SOURCES.items() if base >= 5e5]
+    assert max(small) < min(large)
 
 
 def test_min_base_table_rows_pass_and_the_grid_point_below_fails() -> None:

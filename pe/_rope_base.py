@@ -282,10 +282,15 @@ def rope_min_base(
     while True:
         base = 10.0 ** (step / per_decade)
         if base > ceiling:
+            hint = (
+                "head_dim 2 has one pair, turning at frequency 1 whatever the base, so no "
+                "base passes past 2 positions"
+                if head_dim == 2
+                else "raise max_base"
+            )
             raise ValueError(
                 f"no base up to max_base={ceiling:g} keeps sum_i cos(m theta_i) >= 0 for every "
-                f"m < context={context} with head_dim={head_dim}; raise max_base, or use a "
-                "larger head_dim (its first pair turns at frequency 1 whatever the base)"
+                f"m < context={context} with head_dim={head_dim}; {hint}"
             )
         theta = np.power(base, -exponents)
         step += 1

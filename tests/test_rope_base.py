@@ -319,3 +319,13 @@ def test_the_page_ends_with_exercises_whose_solutions_run_on_the_page() -> None:
     section = text.split("\n## Exercises\n", 1)[1]
     included = re.findall(r'--8<-- "examples/exercises/(\w+)\.py"', section)
     assert included == ["rope_base_1", "rope_base_2"]
+
+
+def test_the_prose_states_the_settings_the_tables_use() -> None:
+    text = " ".join(DOCS_PAGE.read_text(encoding="utf-8").split())
+    assert (page.SCORE_DIM, page.SCORE_BASE) == (128, 10000.0)
+    assert "on Llama 2's head (\\(d = 128\\), base 10,000)" in text
+    assert f"over {page.SCORE_SAMPLES:,} random pairs (seed {page.SCORE_SEED})" in text
+    assert page.SLOW_CONTEXTS == (4096, 4096 * 32)
+    assert "over 32 times that context, and over the longer one under 0.75-RoPE" in text
+    assert page.SLOW_P == 0.75

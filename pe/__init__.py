@@ -30,6 +30,7 @@ from pe._grids import GridLayout, grid_coordinates, grid_sincos
 from pe._layout import convert_layout, layout_permutation
 from pe._mrope import MropePositions, mrope, mrope_decode_positions, mrope_position_ids
 from pe._rope import RopeFrequencies, ntk_aware_base, rope_frequencies
+from pe._rope_base import rope_critical_dimension, rope_decay_bound, rope_min_base
 from pe._rotation import rotation_blocks, rotation_matrix
 from pe._table import PrecisionWarning, sinusoidal
 from pe._timesteps import (
@@ -66,7 +67,10 @@ __all__ = [
     "mrope_decode_positions",
     "mrope_position_ids",
     "ntk_aware_base",
+    "rope_critical_dimension",
+    "rope_decay_bound",
     "rope_frequencies",
+    "rope_min_base",
     "rotation_blocks",
     "rotation_matrix",
     "sinusoidal",

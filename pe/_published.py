@@ -245,6 +245,17 @@ PUBLISHED: tuple[Published, ...] = (
         },
     ),
     Published(
+        "Code Llama 7B",
+        "Llama",
+        "codellama/CodeLlama-7b-hf, config.json",
+        {
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 16384,
+            "rope_theta": 1000000,
+        },
+    ),
+    Published(
         "Phi-2",
         "Phi",
         "microsoft/phi-2, config.json (partial rotary)",

@@ -32,6 +32,7 @@ CHAPTERS = (
     "grids/images",
     "grids/rotary",
     "beyond/rope",
+    "beyond/rope-base",
     "beyond/rope-scaling",
     "beyond/rope-variants",
     "beyond/alibi",
@@ -130,6 +131,41 @@ def _t5_bucket(offset: int, num_buckets: int = 32, max_distance: int = 128) -> i
 def _relative_bias_2() -> list[int]:
     last = [n for n in range(1, 4096) if _t5_bucket(n) == 31]
     return [min(last), len(last)]
+
+
+def _rope_base_1() -> list[float]:
+    # Wavelength 2π·10^(6·2i/128) ≤ 32768 counted pair by pair; the critical dimension
+    # is twice that count (no pair sits exactly on the boundary here).
+    waves = [2 * math.pi * 1e6 ** (2 * i / 128) for i in range(64)]
+    full = sum(wave <= 32768 for wave in waves)
+    return [full, 2 * full, waves[-1]]
+
+
+def _passes_men(base: float, context: int, head_dim: int = 128) -> bool:
+    """Σ_i cos(m·base^(-2i/d)) ≥ 0 for every m < context, in float64 (numpy, blocks of m)."""
+    import numpy as np
+
+    theta = np.array([base ** (-2 * i / head_dim) for i in range(head_dim // 2)])
+    for start in range(0, context, 4096):
+        m = np.arange(start, min(context, start + 4096), dtype=np.float64)
+        if (np.cos(m[:, None] * theta[None, :]).sum(axis=1) < 0).any():
+            return False
+    return True
+
+
+def _rope_base_2(answer: float) -> bool:
+    # The printed base (4 significant digits) is a point 10^(k/1000) that passes over
+    # 65,536 positions; the grid point below it fails, and so does the NTK-aware base.
+    k = round(1000 * math.log10(answer))
+    base = 10 ** (k / 1000)
+    ntk = 1e4 * 16 ** (128 / 126)
+    return (
+        abs(base - answer) / answer < 5e-4
+        and _passes_men(base, 65536)
+        and not _passes_men(10 ** ((k - 1) / 1000), 65536)
+        and not _passes_men(ntk, 65536)
+        and not _passes_men(1e4, 65536)
+    )
 
 
 EXPECTED = {
@@ -285,6 +321,9 @@ EXPECTED = {
         a[:3] == [512, sum(512 * 10 ** (-i / 8) < 2 * math.pi for i in range(32)), 0]
         and a[3] == pytest.approx(-1023 / 256, abs=5e-5)
     ),
+    # Pairs whose wavelength fits in 32,768 positions, twice that, the slowest wavelength.
+    "rope_base_1": lambda a: a == pytest.approx(_rope_base_1(), abs=0.06),
+    "rope_base_2": lambda a: len(a) == 1 and _rope_base_2(a[0]),
     "timesteps_2": lambda a: a[0] == 127 - math.floor(32 * math.log10(1000 / (2 * math.pi))),
 }
 

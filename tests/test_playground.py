@@ -20,6 +20,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -822,8 +823,9 @@ def test_controls_share_one_layout_at_every_width(
         assert errors == []
 
 
-def label_boxes(canvas: Locator) -> list[dict[str, float]]:
-    boxes: list[dict[str, float]] = json.loads(canvas.get_attribute("data-labels") or "[]")
+def label_boxes(canvas: Locator) -> list[dict[str, Any]]:
+    """The boxes of a canvas's labels: {label, x, y, width, height} in CSS pixels."""
+    boxes: list[dict[str, Any]] = json.loads(canvas.get_attribute("data-labels") or "[]")
     return boxes
 
 
@@ -892,6 +894,6 @@ def test_chart_labels_are_clear_of_the_data(browser: Browser, server: str, width
         assert errors == []
 
 
-def check_labels_apart(boxes: list[dict[str, float]]) -> None:
+def check_labels_apart(boxes: list[dict[str, Any]]) -> None:
     first, second = sorted(boxes, key=lambda b: b["x"])
     assert first["x"] + first["width"] <= second["x"], boxes

@@ -969,7 +969,9 @@
   }
 
   function section(root, title, intro) {
-    const heading = el("h3", { id: newId("section"), text: title });
+    // h2: the page's title is the h1 and its next heading an h2, so the
+    // sections come in order for a screen reader (they look like h3s).
+    const heading = el("h2", { id: newId("section"), text: title });
     const box = el("section", { class: "pe-section", "aria-labelledby": heading.id }, [heading]);
     if (intro) box.append(el("p", { class: "pe-hint", text: intro }));
     root.append(box);

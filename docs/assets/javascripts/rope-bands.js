@@ -13,9 +13,9 @@
   const RULES = {
     default: "no scaling",
     linear: "linear (position interpolation)",
-    dynamic: "dynamic NTK, at factor × 8192 positions",
+    dynamic: "dynamic NTK, at s × 8192 tokens",
     yarn: "yarn (beta_fast 32, beta_slow 1)",
-    llama3: "llama3 (low_freq_factor 1, high_freq_factor 4)",
+    llama3: "llama3 (low, high freq factor 1, 4)",
   };
   const FACTOR = { min: 1, max: 64, value: 8 };
   const SHOWN_PAIRS = [0, 8, 16, 24, 28, 32, 36, 40, 48, 56, 63];
@@ -112,6 +112,8 @@
 .pe-rope-scroll { overflow-x: auto; position: relative; }
 .pe-rope-scroll:focus-visible { outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px; }
 .pe-rope-table td, .pe-rope-table th { text-align: right; font-variant-numeric: tabular-nums; padding: 0.2em 0.7em; }
+.md-typeset .pe-rope-table th[role=columnheader] { cursor: auto; }
+.md-typeset .pe-rope-table th[role=columnheader]::after { content: none; display: none; }
 .pe-rope-table caption { caption-side: top; text-align: left; color: var(--md-default-fg-color); }
 .pe-rope-bar { position: relative; width: 12em; height: 0.9em; border: 1px solid var(--md-default-fg-color--light); }
 .pe-rope-fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--md-primary-fg-color); }

@@ -14,10 +14,13 @@ Screenshots go to .cache/screenshots/ (or $PE_SCREENSHOTS) for a person to look 
 from __future__ import annotations
 
 import contextlib
+import itertools
+import json
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -210,9 +213,29 @@ def test_shifting_both_positions_keeps_the_dot_product(page: Page, server: str) 
         page.keyboard.press("Enter")
         assert (field(results, "a"), field(results, "b")) == (5 + step, 9 + step)
         assert field(results, "dot") == pytest.approx(np.cos(4 * omega).sum(), abs=SHOWN)
+    assert later.get_attribute("aria-disabled") is None
+    edge = widget.locator('[data-role="shift-edge"]')
+    assert not edge.is_visible()
     set_control(widget, "q", 49)
-    later.click()  # q would leave the table: nothing moves
+    later.focus()
+    page.keyboard.press("Enter")  # q would leave the table: nothing moves, and the page says why
     assert (field(results, "a"), field(results, "b")) == (8, 49)
+    assert later.get_attribute("aria-disabled") == "true"
+    assert edge.is_visible()
+    assert "q is already at position 49, the last" in edge.inner_text()
+    assert widget.locator(f"#{later.get_attribute('aria-describedby')}").inner_text() == (
+        edge.inner_text()
+    )
+    earlier = widget.locator('[data-action="shift-down"]')
+    assert earlier.get_attribute("aria-disabled") is None
+    earlier.focus()
+    page.keyboard.press("Enter")
+    assert (field(results, "a"), field(results, "b")) == (7, 48)
+    assert later.get_attribute("aria-disabled") is None
+    assert not edge.is_visible()
+    set_control(widget, "p", 0)
+    assert earlier.get_attribute("aria-disabled") == "true"
+    assert "p is already at position 0" in edge.inner_text()
 
 
 def check_offset_only(widget: Locator) -> None:
@@ -292,9 +315,14 @@ def test_pipeline_steps_play_pause_and_keyboard(browser: Browser, server: str) -
         page.clock.install()
         widget = open_widget(page, server, "playground/", "playground")
         current = widget.locator('[data-role="pipeline-steps"] [aria-current="step"]')
-        assert current.get_attribute("data-step") == "scaled"
+        assert current.get_attribute("data-step") == "embedding"  # step 1 of 4
+        label = widget.locator('[data-role="step-label"]').inner_text()
+        assert label.startswith("Step 1 of 4")
+        assert widget.locator('[data-action="back"]').is_disabled()
         forward = widget.locator('[data-action="forward"]')
         forward.focus()
+        page.keyboard.press("Enter")
+        assert current.get_attribute("data-step") == "scaled"
         page.keyboard.press("Enter")
         assert current.get_attribute("data-step") == "encoding"
         page.keyboard.press("Space")
@@ -460,6 +488,33 @@ def test_sliders_work_from_the_keyboard(page: Page, server: str) -> None:
     assert field(widget.locator('[data-role="pair-results"]'), "b") == 49
 
 
+def test_base_slider_reaches_round_values_and_comes_back(page: Page, server: str) -> None:
+    """The base slider steps through round values on a log scale: 10000 is one of them."""
+    widget = open_widget(page, server, "playground/", "playground")
+    box = widget.locator('[data-control="base"]')
+    slider = widget.locator('[data-slider="base"]')
+    slider.focus()
+    seen = []
+    for key in ("ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft", "ArrowLeft", "ArrowRight"):
+        page.keyboard.press(key)
+        seen.append(box.input_value())
+    assert seen == ["15000", "20000", "15000", "10000", "7000", "10000"]
+    assert slider.get_attribute("aria-valuetext") == "10000"
+    assert "base 10000" in (
+        widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
+    )
+    page.keyboard.press("Home")
+    assert box.input_value() == "2"
+    page.keyboard.press("End")
+    assert box.input_value() == "1000000"
+    # A typed value between two stops is kept; the slider moves to the nearest stop.
+    set_control(widget, "base", 11000)
+    assert box.input_value() == "11000"
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    assert box.input_value() == "7000"
+
+
 def test_formula_page_widget_by_keyboard(page: Page, server: str) -> None:
     widget = open_widget(page, server, "formula/", "table")
     set_control(widget, "d", 10)
@@ -477,6 +532,24 @@ def test_rotation_page_widget(page: Page, server: str) -> None:
     widget = open_widget(page, server, "rotation/", "rotation")
     for position, offset, pair in [(3, 5, 1), (100, -37, 6), (0, 200, 0)]:
         check_rotation(widget, position, offset, pair)
+
+
+def test_rotation_widget_follows_a_narrower_d_model(page: Page, server: str) -> None:
+    """Pair 7 with d_model 4 (two pairs): the box, the slider and the numbers all show pair 1."""
+    widget = open_widget(page, server, "rotation/", "rotation")
+    set_control(widget, "pair", 7)
+    set_control(widget, "d", 4)
+    assert widget.locator('[data-control="pair"]').input_value() == "1"
+    assert widget.locator('[data-slider="pair"]').get_attribute("max") == "1"
+    assert "pair 1 turns" in widget.locator('[data-role="rotation-results"]').inner_text()
+    block = pe.rotation_blocks(5, 4)[1]
+    shown = [
+        [field(widget, "m00"), field(widget, "m01")],
+        [field(widget, "m10"), field(widget, "m11")],
+    ]
+    np.testing.assert_allclose(shown, block, atol=SHOWN)
+    set_control(widget, "pair", 3)  # refused, and the message names the pairs there are
+    assert "from 0 to 1" in message(widget, "pair")
 
 
 def check_rotation(widget: Locator, position: int, offset: int, pair: int) -> None:
@@ -638,3 +711,189 @@ def test_axe_finds_no_violation_in_the_playground(
             assert contrast(end, page_colour) >= 3, (end, page_colour)
         assert outside == []
         assert errors == []
+
+
+def test_button_names_contain_their_visible_words(page: Page, server: str) -> None:
+    """axe's label-content-name-mismatch (WCAG 2.5.3, an experimental rule axe leaves off)."""
+    from axe_playwright_python.base import AXE_FILE_PATH
+
+    widget = open_widget(page, server, "playground/", "playground")
+    page.add_script_tag(path=str(AXE_FILE_PATH))
+    set_control(widget, "q", 49)  # a shift button marked unavailable, with its reason
+    result = page.evaluate(
+        """(selector) => axe.run(selector, {
+            runOnly: {type: 'rule', values: ['label-content-name-mismatch']},
+            resultTypes: ['violations'],
+        })""",
+        PLAYGROUND,
+    )
+    assert [n["target"] for v in result["violations"] for n in v["nodes"]] == []
+    # The words a reader sees (hidden helpers and arrow glyphs left out), and the
+    # name a screen reader gets, from Chromium's accessibility tree.
+    buttons = widget.locator("button")
+    assert buttons.count() >= 9
+    for k in range(buttons.count()):
+        button = buttons.nth(k)
+        visible = button.evaluate(
+            """(b) => { const c = b.cloneNode(true);
+                c.querySelectorAll('.pe-sr-only, [aria-hidden="true"]').forEach(n => n.remove());
+                return c.textContent.replace(/[◀▶❚]/g, '').replace(/\\s+/g, ' ').trim(); }"""
+        )
+        name = button.aria_snapshot()
+        assert visible, name
+        assert visible in name, (visible, name)
+
+
+@pytest.mark.parametrize("width", [320, 375])
+def test_pipeline_table_shows_every_column_on_a_phone(
+    browser: Browser, server: str, width: int
+) -> None:
+    """Each row stacks its four values, each named: nothing hides off-screen, nothing scrolls."""
+    with watched_page(browser, server, viewport={"width": width, "height": 800}) as (
+        page,
+        outside,
+        errors,
+    ):
+        widget = open_widget(page, server, "playground/", "playground")
+        set_control(widget, "d", 512)  # the widest values
+        box = widget.locator('[data-role="pipeline"] .pe-scroll')
+        assert box.evaluate("(e) => e.scrollWidth - e.clientWidth") <= 0
+        right = box.evaluate("(e) => e.getBoundingClientRect().right")
+        cells = widget.locator('[data-role="pipeline"] td')
+        assert cells.count() == 16 * 4
+        for key in ("embedding", "scaled", "encoding", "sum"):
+            cell = widget.locator(f'[data-role="pipeline"] td[data-field="{key}"]').first
+            bounds = cell.bounding_box()
+            assert bounds is not None
+            assert bounds["x"] + bounds["width"] <= right + 0.5, key
+            # The column's name is shown in the cell itself.
+            shown = cell.evaluate("(e) => getComputedStyle(e, '::before').content")
+            header = STEP_NAMES[key]
+            assert shown == f'"{header}"', (key, shown)
+        overflowing = widget.locator(
+            '[data-role="pipeline"] td, [data-role="pipeline"] tbody th'
+        ).evaluate_all(
+            "(cells) => cells.filter(c => c.scrollWidth > c.clientWidth + 1)"
+            ".map(c => c.textContent)"
+        )
+        assert overflowing == []
+        assert outside == []
+        assert errors == []
+
+
+STEP_NAMES = {"embedding": "e", "scaled": "e \u00d7 \u221ad", "encoding": "PE(p)", "sum": "sum"}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_controls_share_one_layout_at_every_width(
+    browser: Browser, server: str, scheme: str
+) -> None:
+    """Label above; text box and slider side by side on one line; the same in every control."""
+    with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):
+        widget = open_widget(page, server, "playground/", "playground")
+        for width in (320, 375, 768, 1280):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.evaluate(
+                "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+            )
+            layouts = widget.locator(".pe-control:has(input[type=range])").evaluate_all(
+                """(controls) => controls.map((c) => {
+                    const box = (s) => c.querySelector(s).getBoundingClientRect();
+                    const label = box('label'), text = box('input[type=text]');
+                    const slider = box('input[type=range]'), own = c.getBoundingClientRect();
+                    return {
+                        name: c.querySelector('input[type=text]').dataset.control,
+                        labelAbove: label.bottom <= text.top + 0.5,
+                        sameLine: Math.abs((slider.top + slider.bottom) / 2
+                            - (text.top + text.bottom) / 2) <= 2,
+                        sliderRight: slider.left >= text.right,
+                        inside: slider.right <= own.right + 0.5 && slider.width >= 60,
+                        gap: Math.round(slider.left - text.right),
+                    };
+                })"""
+            )
+            assert len(layouts) == 6  # d_model, base, positions, p, q, pair i
+            for layout in layouts:
+                assert layout["labelAbove"], (width, layout)
+                assert layout["sameLine"], (width, layout)
+                assert layout["sliderRight"], (width, layout)
+                assert layout["inside"], (width, layout)
+            assert len({layout["gap"] for layout in layouts}) == 1, (width, layouts)
+        assert outside == []
+        assert errors == []
+
+
+def label_boxes(canvas: Locator) -> list[dict[str, Any]]:
+    """The boxes of a canvas's labels: {label, x, y, width, height} in CSS pixels."""
+    boxes: list[dict[str, Any]] = json.loads(canvas.get_attribute("data-labels") or "[]")
+    return boxes
+
+
+def plot_box(canvas: Locator) -> dict[str, float]:
+    return {
+        k: float(canvas.get_attribute(f"data-plot-{k}") or "")
+        for k in ("left", "top", "width", "height")
+    }
+
+
+SETTINGS_FOR_LABELS = [(64, 10000, 50, 5, 9), (16, 100, 50, 30, 31), (8, 10000, 200, 190, 3)]
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_chart_labels_are_clear_of_the_data(browser: Browser, server: str, width: int) -> None:
+    """The labels p and q sit where no curve runs (the curve computed here from pe)."""
+    with watched_page(browser, server, viewport={"width": width, "height": 900}) as (
+        page,
+        outside,
+        errors,
+    ):
+        widget = open_widget(page, server, "playground/", "playground")
+        for d_model, base, length, p, q in SETTINGS_FOR_LABELS:
+            set_control(widget, "d", d_model)
+            set_control(widget, "base", base)
+            set_control(widget, "length", length)
+            set_control(widget, "p", p)
+            set_control(widget, "q", q)
+            # The dot-product curve: X and Y as the plot's axes place them.
+            curve = widget.locator('[data-role="similarity"]')
+            plot = plot_box(curve)
+            values = [
+                float(pe.analysis.similarity(p, x, d_model, base=base, measure="dot"))
+                for x in range(length)
+            ]
+            top, bottom = d_model / 2, min(0.0, *values)
+            points = [
+                (
+                    plot["left"] + x / (length - 1) * plot["width"],
+                    plot["top"] + (top - v) / (top - bottom) * plot["height"],
+                )
+                for x, v in enumerate(values)
+            ]
+            labels = label_boxes(curve)
+            assert sorted(b["label"] for b in labels) == [f"p = {p}", f"q = {q}"]
+            for box in labels:
+                for (x0, y0), (x1, y1) in itertools.pairwise(points):
+                    for t in np.linspace(0, 1, 25):
+                        x, y = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+                        inside = (
+                            box["x"] - 1 <= x <= box["x"] + box["width"] + 1
+                            and box["y"] - 1 <= y <= box["y"] + box["height"] + 1
+                        )
+                        assert not inside, (d_model, p, q, box, (x, y))
+            check_labels_apart(labels)
+            # The waves: the letters p and q outside the plotted area, apart.
+            waves = widget.locator('[data-role="waves"]')
+            area = plot_box(waves)
+            letters = label_boxes(waves)
+            assert sorted(b["label"] for b in letters) == ["p", "q"]
+            for box in letters:
+                assert box["y"] + box["height"] <= area["top"], box
+                assert area["left"] - 1 <= box["x"] <= area["left"] + area["width"] + 1
+            check_labels_apart(letters)
+        assert outside == []
+        assert errors == []
+
+
+def check_labels_apart(boxes: list[dict[str, Any]]) -> None:
+    first, second = sorted(boxes, key=lambda b: b["x"])
+    assert first["x"] + first["width"] <= second["x"], boxes

@@ -97,3 +97,120 @@ def test_controls_are_labelled_and_show_focus(page: Page, server: str) -> None:
             "e => getComputedStyle(e).outlineStyle + ' ' + getComputedStyle(e).outlineWidth"
         )
         assert outline.startswith("solid") or "auto" in outline, outline
+
+
+def set_factor(panel: Locator, value: str) -> None:
+    box = panel.locator('[data-control="factor"]')
+    box.fill(value)
+    box.dispatch_event("change")
+
+
+@pytest.mark.parametrize("width", [320, 375])
+def test_phone_shows_every_column_and_the_whole_caption(
+    browser: Browser, server: str, width: int
+) -> None:
+    """At phone widths the table reflows: no column, caption word or bar hidden off-screen."""
+    with watched_page(browser, server, viewport={"width": width, "height": 800}) as (
+        page,
+        outside,
+        errors,
+    ):
+        panel = open_panel(page, server)
+        for rule, factor in [("yarn", "8"), ("dynamic", "64"), ("linear", "64")]:
+            panel.locator('[data-control="rule"]').select_option(rule)
+            set_factor(panel, factor)
+            hidden = page.evaluate(
+                """() => {
+                    const panel = document.querySelector('[data-pe-rope-panel]');
+                    const right = Math.min(panel.getBoundingClientRect().right, innerWidth);
+                    const cut = [];
+                    for (const e of panel.querySelectorAll('caption, th, td, p, .pe-rope-bar')) {
+                        const box = e.getBoundingClientRect();
+                        if (box.width && box.right > right + 0.5) cut.push(e.tagName + ' '
+                            + e.textContent.trim().slice(0, 30) + ' ' + box.right + '>' + right);
+                        if (e.matches('th, td') && e.scrollWidth > e.clientWidth + 1)
+                            cut.push('spills out of its cell: ' + e.textContent.trim());
+                    }
+                    for (const e of panel.querySelectorAll('*')) {
+                        if (e.clientWidth > 1 && e.scrollWidth > e.clientWidth + 1
+                            && getComputedStyle(e).overflowX !== 'visible')
+                            cut.push('scrolls: ' + e.className);
+                    }
+                    return cut;
+                }"""
+            )
+            assert hidden == [], (rule, factor, hidden)
+            # The explanation of the table is readable text, tied to the table.
+            table = panel.locator("table")
+            described = table.get_attribute("aria-describedby") or ""
+            note = panel.locator(f"#{described}")
+            assert "trained context" in note.inner_text()
+            assert note.is_visible()
+        assert outside == []
+        assert errors == []
+
+
+@pytest.mark.parametrize("rule", ["dynamic", "yarn", "linear", "llama3", "default"])
+def test_bars_stay_in_their_box_on_one_log_scale(page: Page, server: str, rule: str) -> None:
+    """Every bar inside its box; bar length linear in log(wavelength after); the mark at 8192."""
+    panel = open_panel(page, server)
+    panel.locator('[data-control="rule"]').select_option(rule)
+    for factor in ("1", "10", "16", "64"):
+        set_factor(panel, factor)
+        rows = page.evaluate(
+            """() => [...document.querySelectorAll('[data-pe-rope-panel] tr[data-pair]')].map(r => {
+                const bar = r.querySelector('.pe-rope-bar').getBoundingClientRect();
+                const fill = r.querySelector('.pe-rope-fill').getBoundingClientRect();
+                const mark = r.querySelector('.pe-rope-mark').getBoundingClientRect();
+                return [Number(r.dataset.pair), bar.left, bar.right, fill.left, fill.right,
+                        mark.left + mark.width / 2];
+            })"""
+        )
+        expected = pe.rope_frequencies(
+            HEAD_DIM,
+            base=BASE,
+            scaling=SCALINGS[rule](float(factor)),
+            max_position_embeddings=TRAINED,
+            seq_len=int(float(factor) * TRAINED),
+        ).frequencies
+        logs, ends, marks = [], [], []
+        for pair, left, right, fill_left, fill_right, mark in rows:
+            assert left - 0.5 <= fill_left <= fill_right <= right + 0.5, (factor, pair)
+            logs.append(math.log(2 * math.pi / expected[pair]))
+            ends.append((fill_right - left) / (right - left))
+            marks.append((mark - left) / (right - left))
+        slope, intercept = np.polyfit(logs, ends, 1)
+        assert slope > 0
+        assert np.abs(np.polyval([slope, intercept], logs) - ends).max() < 0.01, factor
+        mark_at = slope * math.log(TRAINED) + intercept
+        assert marks == pytest.approx([mark_at] * len(marks), abs=0.01)
+
+
+def test_a_factor_out_of_range_is_shown_corrected_and_explained(page: Page, server: str) -> None:
+    panel = open_panel(page, server)
+    panel.locator('[data-control="rule"]').select_option("linear")
+    box = panel.locator('[data-control="factor"]')
+    slowdown = panel.locator('tr[data-pair="63"] [data-field="slowdown"]')
+
+    def explanation() -> str:
+        ids = (box.get_attribute("aria-describedby") or "").split()
+        shown = [panel.locator(f"#{i}") for i in ids]
+        return " ".join(m.inner_text() for m in shown if m.is_visible())
+
+    # While typing, a value out of range is marked and explained; the table keeps the last one.
+    box.fill("200")
+    assert box.get_attribute("aria-invalid") == "true"
+    assert "64" in explanation()
+    assert "200" in explanation()
+    assert slowdown.inner_text() == "8"
+    # Committed (Enter or leaving the box), it is brought into range, in the box too.
+    for typed, used in [("200", "64"), ("0.25", "1"), ("-3", "1"), ("", "1"), ("12.5", "12.5")]:
+        set_factor(panel, typed)
+        assert box.input_value() == used, typed
+        assert box.get_attribute("aria-invalid") is None
+        assert panel.locator('[data-field="factor"]').inner_text() == used
+        assert float(slowdown.inner_text()) == pytest.approx(float(used))
+        if used != typed:
+            assert used in explanation(), typed
+        else:
+            assert explanation() == ""

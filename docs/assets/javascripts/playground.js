@@ -41,10 +41,21 @@
   };
 
   // ------------------------------------------------------------------ limits
+  // A slider over a wide range moves through round values spaced evenly on a
+  // log scale (1, 1.5, 2, 3, 5 and 7 in each decade), so that each of them,
+  // 10000 included, is reached exactly and comes back exactly.
+  function logStops(min, max) {
+    const stops = [];
+    for (let power = 1; power <= max; power *= 10) {
+      for (const m of [1, 1.5, 2, 3, 5, 7]) if (m * power >= min && m * power <= max) stops.push(m * power);
+    }
+    return stops;
+  }
+
   // kind "even": whole and even; "int": whole; "real": any number in range.
   const LIMITS = {
     d: { name: "d_model", kind: "even", min: 2, max: 512, value: 64, why: " (sin and cos come in pairs)" },
-    base: { name: "base", kind: "real", min: 2, max: 1000000, value: 10000, log: true },
+    base: { name: "base", kind: "real", min: 2, max: 1000000, value: 10000, stops: logStops(2, 1000000) },
     length: { name: "positions", kind: "int", min: 1, max: 256, value: 50 },
   };
   const SENTENCE = ["The", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired"];
@@ -103,7 +114,17 @@
   function control(limit, onChange, say) {
     const id = newId(limit.key || "control");
     const messageId = `${id}-message`;
-    const toSlider = (v) => (limit.log ? Math.log10(v) : v);
+    // With stops, the slider's own value is the index of the stop nearest (on a
+    // log scale) to the value, and a typed value between two stops is kept.
+    const stops = limit.stops;
+    const toSlider = (v) => {
+      if (!stops) return v;
+      let best = 0;
+      for (let k = 1; k < stops.length; k++) {
+        if (Math.abs(Math.log(stops[k] / v)) < Math.abs(Math.log(stops[best] / v))) best = k;
+      }
+      return best;
+    };
     const number = el("input", {
       type: "text", inputmode: limit.kind === "real" ? "decimal" : "numeric", id,
       value: String(limit.value), "data-control": limit.key, autocomplete: "off",
@@ -112,8 +133,8 @@
     const range = el("input", {
       type: "range", "aria-label": `${limit.name} slider`, "data-slider": limit.key,
       min: String(toSlider(limit.min)), max: String(toSlider(limit.max)),
-      step: limit.log ? "0.01" : limit.kind === "even" ? "2" : "1",
-      value: String(toSlider(limit.value)),
+      step: limit.kind === "even" && !stops ? "2" : "1",
+      value: String(toSlider(limit.value)), "aria-valuetext": String(limit.value),
     });
     const message = el("p", { class: "pe-message", id: messageId, "data-role": `message-${limit.key}`, hidden: "" });
     let current = limit.value;
@@ -125,6 +146,7 @@
     const accept = (value, fromSlider, quiet) => {
       current = value;
       number.value = String(value);
+      range.setAttribute("aria-valuetext", String(value));
       if (!fromSlider) range.value = String(toSlider(value));
       showError("");
       if (!quiet) onChange(value);
@@ -143,7 +165,7 @@
       if (event.key === "Enter") number.dispatchEvent(new Event("change"));
     });
     range.addEventListener("input", () => {
-      const raw = limit.log ? Math.pow(10, Number(range.value)) : Number(range.value);
+      const raw = stops ? stops[Number(range.value)] : Number(range.value);
       const value = Math.min(limit.max, Math.max(limit.min, Math.round(raw)));
       accept(value, true);
     });
@@ -236,6 +258,37 @@
     ctx.fillStyle = colours.fg;
     ctx.fillText(value, x, y);
     ctx.restore();
+  }
+
+  // Labels for positions p and q, set in the band above a plot (where no data
+  // is drawn): each centred over its position, with a small triangle pointing
+  // down at it; if the two would touch, they move apart. Their boxes are kept
+  // on the canvas (data-labels) for the tests.
+  function markLabels(ctx, colours, canvas, marks, plot) {
+    ctx.save();
+    ctx.font = "bold 11px sans-serif";
+    ctx.textBaseline = "top";
+    ctx.textAlign = "left";
+    const boxes = marks.map(([label, x]) => {
+      const w = ctx.measureText(label).width;
+      return { label, x, left: x - w / 2, w };
+    }).sort((a, b) => a.x - b.x);
+    if (boxes.length === 2 && boxes[0].left + boxes[0].w + 6 > boxes[1].left) {
+      const middle = (boxes[0].left + boxes[0].w + boxes[1].left) / 2;
+      boxes[0].left = middle - 3 - boxes[0].w;
+      boxes[1].left = middle + 3;
+    }
+    const shift = Math.max(0, plot.left - boxes[0].left) - Math.max(0, boxes[boxes.length - 1].left + boxes[boxes.length - 1].w - (plot.left + plot.width));
+    const kept = [];
+    ctx.fillStyle = colours.mark;
+    for (const box of boxes) {
+      const left = box.left + shift, y = plot.top - 19;
+      ctx.fillText(box.label, left, y);
+      ctx.beginPath(); ctx.moveTo(box.x, plot.top - 1); ctx.lineTo(box.x - 4, plot.top - 6); ctx.lineTo(box.x + 4, plot.top - 6); ctx.fill();
+      kept.push({ label: box.label, x: left, y, width: box.w, height: 12 });
+    }
+    ctx.restore();
+    canvas.dataset.labels = JSON.stringify(kept);
   }
 
   // ------------------------------------------------------------------ the heatmap
@@ -390,8 +443,8 @@
     const legend = el("p", { class: "pe-legend", "data-role": "waves-legend" });
     root.append(legend);
     let chosen = [0, 1, 10, 30];
-    const HEIGHT = 230;
-    const pad = { left: 40, right: 12, top: 10, bottom: 38 };
+    const HEIGHT = 244;
+    const pad = { left: 40, right: 12, top: 24, bottom: 38 };
 
     // The typed list, or an error in words.
     function parse(value, d) {
@@ -432,6 +485,7 @@
       const { ctx, width, height } = sizeCanvas(canvas, HEIGHT);
       const colours = theme(root);
       const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
+      Object.assign(canvas.dataset, { plotLeft: pad.left, plotTop: pad.top, plotWidth: plotW, plotHeight: plotH });
       const span = Math.max(1, length - 1);
       const x = (p) => pad.left + (p / span) * plotW;
       const y = (v) => pad.top + ((1 - v) / 2) * plotH;
@@ -452,15 +506,17 @@
       text(ctx, colours, "position →", pad.left + plotW / 2, height - 2, "center", "bottom");
       ctx.save(); ctx.translate(10, pad.top + plotH / 2); ctx.rotate(-Math.PI / 2);
       text(ctx, colours, "value", 0, 0, "center", "middle"); ctx.restore();
-      // p and q of the comparison, as the heatmap marks them.
+      // p and q of the comparison, as the heatmap marks them: dashed lines, and
+      // their letters above the plot, where no curve runs.
       ctx.strokeStyle = colours.mark; ctx.setLineDash([4, 3]);
+      const marks = [];
       for (const [name, p] of [["p", state.p], ["q", state.q]]) {
         if (p === undefined || p > span) continue;
         ctx.beginPath(); ctx.moveTo(x(p), pad.top); ctx.lineTo(x(p), pad.top + plotH); ctx.stroke();
-        ctx.fillStyle = colours.mark; ctx.font = "bold 11px sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "top";
-        ctx.fillText(name, x(p), pad.top + plotH + 18);
-        ctx.font = "11px sans-serif";
+        marks.push([name, x(p)]);
       }
+      ctx.setLineDash([]);
+      if (marks.length) markLabels(ctx, colours, canvas, marks, { left: pad.left, top: pad.top, width: plotW });
       const dotted = plotW / span >= 4; // mark whole positions while they stay apart
       legend.replaceChildren();
       const words = [];
@@ -507,21 +563,56 @@
     const pairLimit = { key: "pair", name: "pair i", kind: "int", min: 0, max: state.d / 2 - 1, value: 0 };
     const pair = control(pairLimit, () => update(), say);
     // Shift both positions by one: the offset stays, and so does the dot product.
-    const shift = (by) => {
+    // At an edge of the table a button is marked unavailable (aria-disabled,
+    // so that it keeps the focus) and a line under the buttons says why.
+    const blocked = (by) => {
       const top = state.length - 1;
-      if (Math.min(state.p, state.q) + by < 0 || Math.max(state.p, state.q) + by > top) {
-        say(`Cannot shift: p and q must stay between 0 and ${top}.`);
+      if (by < 0 && Math.min(state.p, state.q) === 0) {
+        return `both − 1 is off: ${state.p === 0 ? "p" : "q"} is already at position 0, the first.`;
+      }
+      if (by > 0 && Math.max(state.p, state.q) === top) {
+        return `both + 1 is off: ${state.p === top ? "p" : "q"} is already at position ${top}, the last of ${state.length}.`;
+      }
+      return "";
+    };
+    const shift = (by) => {
+      const why = blocked(by);
+      if (why) {
+        say(why);
         return;
       }
       p.set(state.p + by); q.set(state.q + by);
       say(`p ${state.p}, q ${state.q}: dot product ${fixed(PE.dot(PE.row(state.p, state.d, state.base), PE.row(state.q, state.d, state.base)), 6)}`);
     };
-    const earlier = button("◀ both − 1", "shift-down", { "aria-label": "Shift p and q down by one" });
-    const later = button("both + 1 ▶", "shift-up", { "aria-label": "Shift p and q up by one" });
+    // Each button is named by its visible words, then what it does.
+    const earlier = el("button", { type: "button", class: "pe-button", "data-action": "shift-down" }, [
+      el("span", { "aria-hidden": "true", text: "◀ " }), "both − 1",
+      el("span", { class: "pe-sr-only", text: ": move p and q one position earlier" })]);
+    const later = el("button", { type: "button", class: "pe-button", "data-action": "shift-up" }, [
+      "both + 1", el("span", { "aria-hidden": "true", text: " ▶" }),
+      el("span", { class: "pe-sr-only", text: ": move p and q one position later" })]);
+    const edge = el("p", { class: "pe-hint pe-edge", id: newId("edge"), "data-role": "shift-edge", hidden: "" });
     earlier.addEventListener("click", () => shift(-1));
     later.addEventListener("click", () => shift(1));
     root.append(el("div", { class: "pe-controls" }, [p.node, q.node,
-      el("div", { class: "pe-buttons", role: "group", "aria-label": "Shift both positions" }, [earlier, later])]));
+      el("div", { class: "pe-buttons", role: "group", "aria-label": "Shift both positions" }, [earlier, later, edge])]));
+
+    function markEdges() {
+      const reasons = [];
+      for (const [node, by] of [[earlier, -1], [later, 1]]) {
+        const why = blocked(by);
+        if (why) {
+          reasons.push(why);
+          node.setAttribute("aria-disabled", "true");
+          node.setAttribute("aria-describedby", edge.id);
+        } else {
+          node.removeAttribute("aria-disabled");
+          node.removeAttribute("aria-describedby");
+        }
+      }
+      edge.textContent = reasons.join(" ");
+      edge.hidden = !reasons.length;
+    }
     const vectors = figure(root, "vectors");
     const curve = figure(root, "similarity");
     const results = el("div", { class: "pe-results", "data-role": "pair-results" });
@@ -559,8 +650,9 @@
       const { d, base, length } = state;
       const { ctx, width, height } = sizeCanvas(curve, 180);
       const colours = theme(root);
-      const pad = { left: 40, right: 12, top: 10, bottom: 38 };
+      const pad = { left: 40, right: 12, top: 24, bottom: 38 };
       const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
+      Object.assign(curve.dataset, { plotLeft: pad.left, plotTop: pad.top, plotWidth: plotW, plotHeight: plotH });
       const span = Math.max(1, length - 1);
       const values = [];
       for (let x = 0; x < length; x++) values.push(PE.dot(A, PE.row(x, d, base)));
@@ -586,10 +678,9 @@
       for (const x of [state.p, state.q]) {
         ctx.beginPath(); ctx.arc(X(x), Y(values[x]), 4.5, 0, 2 * Math.PI); ctx.fill();
       }
-      // p's label just under the peak, q's below its point and never on top of p's.
-      const labelX = (x) => Math.min(X(x) + 7, pad.left + plotW - 44);
-      text(ctx, colours, `p = ${state.p}`, labelX(state.p), pad.top + 3, "left", "top");
-      text(ctx, colours, `q = ${state.q}`, labelX(state.q), Math.min(Math.max(Y(values[state.q]) + 5, pad.top + 19), pad.top + plotH - 14), "left", "top");
+      // The labels sit above the plot, clear of the curve.
+      markLabels(ctx, colours, curve, [[`p = ${state.p}`, X(state.p)], [`q = ${state.q}`, X(state.q)]],
+        { left: pad.left, top: pad.top, width: plotW });
       curve.setAttribute("aria-label",
         `Line plot of the dot product between the encoding of position ${state.p} and of every position from 0 to ${length - 1}. `
         + `It peaks at ${fixed(top, 0)}, which is d_model / 2, at x = ${state.p} and falls off on both sides alike, because it depends only on the distance. `
@@ -599,6 +690,7 @@
     function update() {
       const { d, base } = state;
       pair.setLimits(0, d / 2 - 1);
+      markEdges();
       const a = state.p, b = state.q;
       const A = PE.row(a, d, base), B = PE.row(b, d, base);
       const dot = PE.dot(A, B);
@@ -704,8 +796,9 @@
     const tableBox = el("div", { class: "pe-scroll", tabindex: "0", role: "region", "aria-label": "The pipeline, first dimensions" });
     const output = el("div", { "data-role": "pipeline" }, [tableBox]);
     root.append(output);
-    let step = 1;
+    let step = 0;
     let timer = 0;
+    const captionId = newId("pipeline-caption");
 
     function vectors() {
       const { d, base } = state;
@@ -803,18 +896,22 @@
         return el("li", {}, [jump]);
       }));
       if (focused) list.querySelector(`[data-step="${focused}"]`).focus();
+      // On a narrow widget (a phone) each row is stacked: the dimension, then its
+      // four values two by two, each with its column's name (data-label, see
+      // playground.css), so no column hides off-screen. Explicit roles keep it
+      // a table for screen readers whatever its display.
       const shown = Math.min(d, 16);
       const rows = [];
       for (let j = 0; j < shown; j++) {
-        rows.push(el("tr", { "data-dimension": String(j) }, [
-          el("td", { text: String(j) }),
-          ...STEPS.map((s, k) => el("td", { "data-field": s.key, class: k === step ? "pe-current" : "", text: fixed(v[s.key][j], 6) })),
+        rows.push(el("tr", { role: "row", "data-dimension": String(j) }, [
+          el("th", { scope: "row", role: "rowheader", "data-label": "dim", text: String(j) }),
+          ...STEPS.map((s, k) => el("td", { role: "cell", "data-field": s.key, "data-label": s.short, class: k === step ? "pe-current" : "", text: fixed(v[s.key][j], 6) })),
         ]));
       }
-      tableBox.replaceChildren(el("table", { class: "pe-table" }, [
-        el("caption", { text: `"${SENTENCE[v.p]}" at position ${v.p}: the first ${shown} of ${d} dimensions` }),
-        el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: "dim" }), ...STEPS.map((s, k) => el("th", { scope: "col", class: k === step ? "pe-current" : "", text: s.short }))])]),
-        el("tbody", {}, rows),
+      tableBox.replaceChildren(el("table", { class: "pe-table pe-stack", role: "table", "aria-labelledby": captionId }, [
+        el("caption", { id: captionId, text: `"${SENTENCE[v.p]}" at position ${v.p}: the first ${shown} of ${d} dimensions` }),
+        el("thead", { role: "rowgroup" }, [el("tr", { role: "row" }, [el("th", { scope: "col", role: "columnheader", text: "dim" }), ...STEPS.map((s, k) => el("th", { scope: "col", role: "columnheader", class: k === step ? "pe-current" : "", text: s.short }))])]),
+        el("tbody", { role: "rowgroup" }, rows),
       ]));
       drawBars(v);
     }
@@ -823,18 +920,18 @@
 
   // ------------------------------------------------------------------ rotation widget
   function rotationWidget(root, state, say) {
-    const p = { value: 3 }, k = { value: 5 }, pair = { value: 1 };
-    const results = el("div", { "data-role": "rotation-results" });
     const redraw = () => update();
-    root.append(el("div", { class: "pe-controls" }, [
-      control({ key: "p", name: "position p", kind: "int", min: 0, max: 1000, value: 3 }, (v) => { p.value = v; redraw(); }, say).node,
-      control({ key: "k", name: "offset k", kind: "int", min: -200, max: 200, value: 5 }, (v) => { k.value = v; redraw(); }, say).node,
-      control({ key: "pair", name: "pair i", kind: "int", min: 0, max: 7, value: 1 }, (v) => { pair.value = v; redraw(); }, say).node,
-    ]), results);
+    const p = control({ key: "p", name: "position p", kind: "int", min: 0, max: 1000, value: 3 }, redraw, say);
+    const k = control({ key: "k", name: "offset k", kind: "int", min: -200, max: 200, value: 5 }, redraw, say);
+    const pair = control({ key: "pair", name: "pair i", kind: "int", min: 0, max: state.d / 2 - 1, value: 1 }, redraw, say);
+    const results = el("div", { "data-role": "rotation-results" });
+    root.append(el("div", { class: "pe-controls" }, [p.node, k.node, pair.node]), results);
 
     function update() {
       const { d, base } = state;
-      const i = Math.min(pair.value, d / 2 - 1);
+      // A narrower d_model has fewer pairs: the box, the slider and the results
+      // all move to the last pair there is.
+      const i = pair.setLimits(0, d / 2 - 1);
       const turn = k.value * PE.frequency(i, d, base);
       const c = Math.cos(turn), s = Math.sin(turn);
       const start = [PE.value(p.value, 2 * i, d, base), PE.value(p.value, 2 * i + 1, d, base)];
@@ -872,7 +969,9 @@
   }
 
   function section(root, title, intro) {
-    const heading = el("h3", { id: newId("section"), text: title });
+    // h2: the page's title is the h1 and its next heading an h2, so the
+    // sections come in order for a screen reader (they look like h3s).
+    const heading = el("h2", { id: newId("section"), text: title });
     const box = el("section", { class: "pe-section", "aria-labelledby": heading.id }, [heading]);
     if (intro) box.append(el("p", { class: "pe-hint", text: intro }));
     root.append(box);

@@ -13,9 +13,9 @@
   const RULES = {
     default: "no scaling",
     linear: "linear (position interpolation)",
-    dynamic: "dynamic NTK, at factor × 8192 positions",
+    dynamic: "dynamic NTK, at s × 8192 tokens",
     yarn: "yarn (beta_fast 32, beta_slow 1)",
-    llama3: "llama3 (low_freq_factor 1, high_freq_factor 4)",
+    llama3: "llama3 (low, high freq factor 1, 4)",
   };
   const FACTOR = { min: 1, max: 64, value: 8 };
   const SHOWN_PAIRS = [0, 8, 16, 24, 28, 32, 36, 40, 48, 56, 63];
@@ -86,28 +86,54 @@
   }
 
   // ------------------------------------------------------------------ the panel
+  // Wide screens: a table with a bar per pair. Narrow panels (phones): the same
+  // table, each row on two lines: the four numbers, then the bar across the
+  // whole row, so that no column hides off-screen. The explanation sits above
+  // the table as a paragraph, never clipped with the table.
   const STYLE = `
-.pe-rope-panel { margin: 1em 0; }
-.pe-rope-controls { display: flex; flex-wrap: wrap; gap: 0.5em 1em; align-items: center; }
+.pe-rope-panel { margin: 1em 0; container: pe-rope / inline-size; }
+.pe-rope-controls { display: flex; flex-wrap: wrap; gap: 0.5em 1.2em; align-items: center; }
+.pe-rope-field { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3em 0.5em; max-width: 100%; min-width: 0; }
 .pe-rope-controls select, .pe-rope-controls input {
   font: inherit; color: var(--md-default-fg-color); background: var(--md-default-bg-color);
   border: 1px solid var(--md-default-fg-color--light); border-radius: 0.2em; padding: 0.2em 0.4em;
 }
 .pe-rope-controls input { width: 6em; }
-.pe-rope-controls label { max-width: 100%; }
+.pe-rope-controls input[aria-invalid="true"] { border: 2px solid var(--pe-rope-error); }
 .pe-rope-controls select { max-width: 100%; min-width: 0; min-height: 44px; }
 @media (pointer: coarse), (max-width: 600px) { .pe-rope-controls input { min-height: 44px; } }
 .pe-rope-controls select:focus-visible, .pe-rope-controls input:focus-visible {
   outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px;
 }
+.pe-rope-panel { --pe-rope-error: #b00020; }
+[data-md-color-scheme="slate"] .pe-rope-panel { --pe-rope-error: #ff8a80; }
+.md-typeset .pe-rope-message { flex-basis: 100%; margin: 0; font-weight: 700; color: var(--pe-rope-error); }
+.md-typeset .pe-rope-message::before { content: "⚠ "; }
 .pe-rope-scroll { overflow-x: auto; position: relative; }
 .pe-rope-scroll:focus-visible { outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px; }
 .pe-rope-table td, .pe-rope-table th { text-align: right; font-variant-numeric: tabular-nums; padding: 0.2em 0.7em; }
+.md-typeset .pe-rope-table th[role=columnheader] { cursor: auto; }
+.md-typeset .pe-rope-table th[role=columnheader]::after { content: none; display: none; }
 .pe-rope-table caption { caption-side: top; text-align: left; color: var(--md-default-fg-color); }
 .pe-rope-bar { position: relative; width: 12em; height: 0.9em; border: 1px solid var(--md-default-fg-color--light); }
 .pe-rope-fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--md-primary-fg-color); }
-.pe-rope-mark { position: absolute; top: -0.2em; bottom: -0.2em; width: 2px; background: var(--md-default-fg-color); }
+.pe-rope-mark { position: absolute; top: -0.2em; bottom: -0.2em; width: 2px; margin-left: -1px; background: var(--md-default-fg-color); }
 .pe-visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+@container pe-rope (max-width: 34em) {
+  .pe-rope-table, .pe-rope-table thead, .pe-rope-table tbody { display: block; width: 100%; }
+  .pe-rope-table { font-size: 0.85em; }
+  .pe-rope-table caption { display: block; }
+  .pe-rope-table tr {
+    display: grid; grid-template-columns: 2.6em minmax(0, 9fr) minmax(0, 13fr) minmax(0, 7.5fr);
+    align-items: end; border-bottom: 1px solid var(--md-default-fg-color--lightest);
+  }
+  .pe-rope-table td, .pe-rope-table th { padding: 0.2em 0.25em; border: 0; min-width: 0; }
+  .pe-rope-table td { white-space: nowrap; }
+  .pe-rope-table thead th { font-size: 0.92em; overflow-wrap: normal; hyphens: auto; }
+  .pe-rope-table tr > :nth-child(5) { grid-column: 1 / -1; text-align: left; padding-top: 0; }
+  .pe-rope-table tbody tr > :nth-child(5) { padding: 0 0.25em 0.4em 2.85em; }
+  .pe-rope-bar { width: 100%; box-sizing: border-box; }
+}
 `;
 
   function addStyle() {
@@ -135,46 +161,109 @@
       "data-control": "factor",
       inputmode: "decimal",
     });
+    const message = el("p", { class: "pe-rope-message", id: uid + "-message", "data-role": "factor-message", hidden: "" });
+    factorInput.setAttribute("aria-describedby", message.id);
     const controls = el("div", { class: "pe-rope-controls" }, [
-      el("label", { for: uid + "-rule", text: "Rule " }),
-      ruleSelect,
-      el("label", { for: uid + "-factor", text: " Factor s (1 to 64) " }),
-      factorInput,
+      el("span", { class: "pe-rope-field" }, [el("label", { for: uid + "-rule", text: "Rule" }), ruleSelect]),
+      el("span", { class: "pe-rope-field" }, [
+        el("label", { for: uid + "-factor", text: `Factor s (${FACTOR.min} to ${FACTOR.max})` }),
+        factorInput,
+      ]),
+      message,
     ]);
     const summary = el("p", { class: "pe-rope-summary", "aria-live": "polite" });
-    const caption = el("caption", {
+    const note = el("p", {
+      class: "pe-rope-note",
+      id: uid + "-note",
       text:
         "Llama 3.1 8B's pairs (head_dim 128, base 500,000, trained on 8,192 positions): " +
         "wavelength before and after scaling, and the slow-down θ / θ′. Bars show the " +
-        "wavelength after scaling on a log scale; the mark is the trained context.",
+        "wavelength after scaling on a log scale, the same for every rule and factor; " +
+        "the mark is the trained context.",
     });
-    const body = el("tbody");
-    const table = el("table", { class: "pe-rope-table" }, [
+    const caption = el("caption", { id: uid + "-caption", text: "Pairs before and after scaling" });
+    // Explicit roles: the narrow layout changes the table's display, and some
+    // browsers drop a table's semantics with it.
+    const body = el("tbody", { role: "rowgroup" });
+    const table = el("table", { class: "pe-rope-table", role: "table", "aria-labelledby": uid + "-caption", "aria-describedby": note.id }, [
       caption,
-      el("thead", {}, [
-        el("tr", {}, [
-          el("th", { scope: "col", text: "pair i" }),
-          el("th", { scope: "col", text: "wavelength before" }),
-          el("th", { scope: "col", text: "wavelength after" }),
-          el("th", { scope: "col", text: "slow-down" }),
-          el("th", { scope: "col", text: "after, against the trained context" }),
+      el("thead", { role: "rowgroup" }, [
+        el("tr", { role: "row" }, [
+          el("th", { scope: "col", role: "columnheader", text: "pair i" }),
+          el("th", { scope: "col", role: "columnheader", text: "wavelength before" }),
+          el("th", { scope: "col", role: "columnheader", text: "wavelength after" }),
+          el("th", { scope: "col", role: "columnheader", text: "slow-down" }),
+          el("th", { scope: "col", role: "columnheader", text: "after, against the trained context" }),
         ]),
       ]),
       body,
     ]);
     root.replaceChildren(
-      el("div", { class: "pe-rope-panel" }, [controls, summary, el("div", { class: "pe-rope-scroll", tabindex: "0", role: "region", "aria-label": "Table of the pairs before and after scaling (scrolls sideways)" }, [table])])
+      el("div", { class: "pe-rope-panel" }, [controls, summary, note, el("div", { class: "pe-rope-scroll", tabindex: "0", role: "region", "aria-label": "Table of the pairs before and after scaling" }, [table])])
     );
 
-    function factor() {
-      const n = Number(factorInput.value);
-      if (!Number.isFinite(n)) return FACTOR.value;
-      return Math.min(FACTOR.max, Math.max(FACTOR.min, n));
+    // The factor in use. A value out of range is marked while typed (the table
+    // keeps the last good one); once committed (Enter, or leaving the box) it is
+    // brought into range in the box itself, and the message says what happened.
+    let current = FACTOR.value;
+
+    function explain(text) {
+      message.textContent = text;
+      message.hidden = !text;
     }
+
+    function refused(raw) {
+      const n = raw.trim() === "" ? NaN : Number(raw);
+      if (!Number.isFinite(n)) return `s must be a number from ${FACTOR.min} to ${FACTOR.max}`;
+      if (n < FACTOR.min) return `s = ${raw.trim()} is below ${FACTOR.min}, the smallest factor`;
+      if (n > FACTOR.max) return `s = ${raw.trim()} is above ${FACTOR.max}, the largest factor here`;
+      return "";
+    }
+
+    function typed() {
+      const why = refused(factorInput.value);
+      if (why) {
+        factorInput.setAttribute("aria-invalid", "true");
+        explain(`${why}; the table still shows s = ${current}.`);
+        return;
+      }
+      factorInput.removeAttribute("aria-invalid");
+      explain("");
+      current = Number(factorInput.value);
+      draw();
+    }
+
+    function committed() {
+      const raw = factorInput.value;
+      const why = refused(raw);
+      if (why) {
+        const n = raw.trim() === "" ? NaN : Number(raw);
+        current = Number.isFinite(n) ? Math.min(FACTOR.max, Math.max(FACTOR.min, n)) : current;
+        factorInput.value = String(current);
+        explain(`${why}: set to ${current}.`);
+      } else {
+        current = Number(raw);
+        explain("");
+      }
+      factorInput.removeAttribute("aria-invalid");
+      draw();
+    }
+
+    // Bars share one log scale for every rule and factor: from one turn per
+    // 2π positions to the longest wavelength any rule here reaches (the
+    // slowest pair at the largest factor).
+    const logMin = Math.log(2 * Math.PI);
+    let longest = MODEL.trained;
+    for (const rule of Object.keys(RULES)) {
+      const slowest = scaled(rule, FACTOR.max, MODEL.headDim, MODEL.base, MODEL.trained).scaled;
+      for (const theta of slowest) longest = Math.max(longest, (2 * Math.PI) / theta);
+    }
+    const logMax = Math.log(longest);
+    const position = (x) => Math.min(100, Math.max(0, (100 * (Math.log(x) - logMin)) / (logMax - logMin)));
 
     function draw() {
       const rule = ruleSelect.value;
-      const s = factor();
+      const s = current;
       const d = MODEL.headDim, L = MODEL.trained;
       const result = scaled(rule, s, d, MODEL.base, L);
       let kept = 0, divided = 0;
@@ -185,16 +274,13 @@
       }
       const between = result.theta.length - kept - divided;
       summary.replaceChildren(
-        "Kept: ", el("strong", { "data-field": "kept", text: String(kept) }),
+        "Factor s = ", el("strong", { "data-field": "factor", text: String(s) }), ". Kept: ", el("strong", { "data-field": "kept", text: String(kept) }),
         " pairs; slowed by the full factor: ", el("strong", { "data-field": "divided", text: String(divided) }),
         "; in between: ", el("strong", { "data-field": "between", text: String(between) }),
         ". Attention factor on cos and sin: ",
         el("strong", { "data-field": "attention", text: result.attention.toFixed(6) }),
         "."
       );
-      const logMax = Math.log(2 * Math.PI * Math.pow(MODEL.base, 1) * 64);
-      const logMin = Math.log(2 * Math.PI);
-      const position = (x) => (100 * (Math.log(x) - logMin)) / (logMax - logMin);
       body.replaceChildren(
         ...SHOWN_PAIRS.map((i) => {
           const before = (2 * Math.PI) / result.theta[i];
@@ -203,20 +289,20 @@
             el("span", { class: "pe-rope-fill", style: `width: ${position(after).toFixed(2)}%` }),
             el("span", { class: "pe-rope-mark", style: `left: ${position(L).toFixed(2)}%` }),
           ]);
-          return el("tr", { "data-pair": String(i) }, [
-            el("th", { scope: "row", text: String(i) }),
-            el("td", { "data-field": "before", text: grouped(before) }),
-            el("td", { "data-field": "after", text: grouped(after) }),
-            el("td", { "data-field": "slowdown", text: significant(result.theta[i] / result.scaled[i]) }),
-            el("td", {}, [bar, el("span", { class: "pe-visually-hidden", text: after > L ? "longer than the trained context" : "within the trained context" })]),
+          return el("tr", { role: "row", "data-pair": String(i) }, [
+            el("th", { scope: "row", role: "rowheader", text: String(i) }),
+            el("td", { role: "cell", "data-field": "before", text: grouped(before) }),
+            el("td", { role: "cell", "data-field": "after", text: grouped(after) }),
+            el("td", { role: "cell", "data-field": "slowdown", text: significant(result.theta[i] / result.scaled[i]) }),
+            el("td", { role: "cell" }, [bar, el("span", { class: "pe-visually-hidden", text: after > L ? "longer than the trained context" : "within the trained context" })]),
           ]);
         })
       );
     }
 
     ruleSelect.addEventListener("change", draw);
-    factorInput.addEventListener("input", draw);
-    factorInput.addEventListener("change", draw);
+    factorInput.addEventListener("input", typed);
+    factorInput.addEventListener("change", committed);
     draw();
     root.dataset.ropeMounted = "true";
   }

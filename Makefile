@@ -6,7 +6,7 @@
 #   make test    set up if needed, then lint, type-check and run every test
 #   make build   strict static build into site/ (it serves the wheel), wheel and sdist into dist/
 #   make bench   measure speed, accuracy and memory; update benchmarks/results/
-#   make rope-train  train a small RoPE decoder, test each scaling rule (about 10 min on 2 cores)
+#   make rope-train  train a small RoPE decoder, test each scaling rule (~9 min of CPU: ~5 min on 2 idle cores)
 #   make archive build, then zip site/ into dist/pe-site.zip for reading offline
 #   make timing  time a cold and a warm build, an edit under serve, one figure
 #   make weight  build, then load every page in Chromium and print its weight
@@ -118,9 +118,10 @@ bench: $(STAMP) extrapolation
 extrapolation: $(STAMP)
 	$(BIN)/python -m benchmarks.extrapolation
 
-# RoPE scaling rules on a trained model: trains a small RoPE decoder at 64 tokens (three
-# seeds), evaluates each rule at up to 512 and fine-tunes two; about ten minutes on two
-# cores, so not part of make bench. Writes benchmarks/results/rope_train.json.
+# RoPE scaling rules on a trained model: trains a small RoPE decoder at 64 characters
+# (three seeds, one process each), evaluates each rule at up to 512 and fine-tunes three;
+# about nine minutes of CPU time (five on two idle cores), so not part of make bench.
+# Writes benchmarks/results/rope_train.json.
 rope-train: $(STAMP)
 	$(BIN)/python -m benchmarks.rope_train
 

@@ -1,7 +1,8 @@
 """Train a small RoPE decoder at a short length; evaluate each scaling rule up to 8 times longer.
 
-Run with ``make rope-train`` (not part of ``make bench``: it trains for about
-ten minutes on two CPU cores) to write ``benchmarks/results/rope_train.json``,
+Run with ``make rope-train`` (not part of ``make bench``: it takes about nine
+minutes of CPU time, five on two idle cores, with the three seeds in three
+processes of one thread each) to write ``benchmarks/results/rope_train.json``,
 which the page "RoPE scaling rules on a trained model" and its figure read.
 ``python -m benchmarks.rope_train --quick --output PATH`` runs the same
 pipeline with a few steps of a tinier model, for the tests: its numbers mean

@@ -142,7 +142,8 @@ def test_the_committed_record_is_a_full_run() -> None:
     check_schema(data)
     assert data["quick"] is False
     assert len(data["settings"]["seeds"]) >= 3
-    assert data["wall_seconds"] < 20 * 60
+    # within 20 minutes on two cores: its CPU time (all processes) over two cores
+    assert data["cpu_seconds"] / 2 < 20 * 60
 
 
 def _cells(markdown: str, label: str) -> list[str]:

@@ -38,7 +38,7 @@ def series(variant: str, key: str) -> tuple[list[float], list[float], list[float
 
 
 def draw(theme: Theme) -> Figure:
-    figure, (accuracy, loss) = plt.subplots(1, 2, figsize=(9.6, 4.2), layout="constrained")
+    figure, (accuracy, loss) = plt.subplots(1, 2, figsize=(7.6, 5.2), layout="constrained")
     colours = dict(zip(RULES, theme.series, strict=True))
     for panel, key in ((accuracy, "passkey_accuracy"), (loss, "loss")):
         for variant in VARIANTS:
@@ -64,9 +64,11 @@ def draw(theme: Theme) -> Figure:
     accuracy.set_ylabel("passkey accuracy (all digits right)")
     accuracy.set_ylim(-0.03, 1.03)
     loss.set_ylabel("held-out loss (nats per character)")
-    accuracy.text(TRAIN * 1.04, 1.0, "trained", color=theme.muted, fontsize=8, va="top")
+    loss.text(
+        TRAIN * 1.04, loss.get_ylim()[1], "trained length", color=theme.muted, fontsize=8, va="top"
+    )
     handles, labels = accuracy.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside right center", fontsize=8)
+    figure.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8)
     return figure
 
 

@@ -74,9 +74,10 @@ def attention(length_index: int = -1) -> str:
             [
                 LABELS[variant],
                 *(
-                    _spread(row[f"{key}_{side}"], 2)
+                    "\u2013" if cell is None else f"{cell['mean']:.2f}"
                     for key in ("passkey_accuracy", "attention_on_passkey", "attention_entropy")
                     for side in ("near", "far")
+                    for cell in [row[f"{key}_{side}"]]
                 ),
             ]
         )
@@ -90,7 +91,7 @@ def attention(length_index: int = -1) -> str:
         "entropy, far",
     ]
     note = (
-        f"\n\nAt {length} characters. *Near*: the passkey lies at most "
+        f"\n\nMeans over the seeds, at {length} characters. *Near*: the passkey lies at most "
         f"{data['settings']['train_length'] - 1} characters before the query, within the "
         "trained length; *far*: further back. Weight and entropy (nats) are those of each seed's "
         "retrieval head (the head that put the most weight on the passkey at the trained "
@@ -259,8 +260,8 @@ def reading() -> str:
         f"{loss('linear', 0):.3f} at {train} (no rule: {loss('none', 0):.3f}). Dividing every "
         "frequency by 8 puts neighbouring characters an eighth of a radian apart on the "
         "fastest pair, and a character model lives on its neighbours (exercise 2). Chen et al. "
-        "fine-tune after interpolating for this reason; here the short fine-tune brings it only "
-        f"to {acc('linear+finetune'):.2f} at {longest}.",
+        "fine-tune after interpolating; here the short fine-tune brings it only to "
+        f"{acc('linear+finetune'):.2f} at {longest}.",
         f"- *Static NTK-aware keeps the short range and loses the long one.* It retrieves "
         f"{acc('ntk', 0):.2f} at {train} and {acc('ntk', 1):.2f} at {double}, then "
         f"{acc('ntk'):.2f} at {longest}: it slows the slowest pair by the full factor but the "
@@ -281,7 +282,8 @@ def reading() -> str:
         f"{acc('yarn+finetune'):.2f} there with loss "
         f"{loss('yarn+finetune'):.3f}; the control fine-tuned with no rule reaches "
         f"{acc('none+finetune'):.2f} and {loss('none+finetune'):.3f}; position interpolation "
-        f"{acc('linear+finetune'):.2f} and {loss('linear+finetune'):.3f}. "
+        f"{acc('linear+finetune'):.2f} and {loss('linear+finetune'):.3f}. Fine-tuned YaRN "
+        f"retrieves {acc('yarn+finetune', 0):.2f} at {train} (zero-shot: {acc('yarn', 0):.2f}). "
         + (
             "Training at the longer length does most of the work, and YaRN adds to it; the "
             "papers' claim that a rule makes a short fine-tune enough holds for YaRN here, "

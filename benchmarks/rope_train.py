@@ -13,20 +13,20 @@ of the language reference, English prose with code), read as ASCII characters.
 Its first nine tenths are for training, the rest for evaluation. Each training
 sequence is that text with a *passkey* hidden in it, as in the passkey test of
 Mohtashami & Jaggi (2023, arXiv:2305.16300) and Chen et al. (2023,
-arXiv:2306.15595, section 3.2): a marker token and a few random digits at a
+arXiv:2306.15595): a marker token and a few random digits at a
 uniformly random depth, and the same marker again at the end, after which the
 model must produce the digits. The loss is next-token cross-entropy on every
 character plus the passkey's digits weighted again, so one model learns both
 the language-modelling task and the retrieval.
 
-After training at ``TRAIN_LENGTH`` the model is evaluated at 1, 2, 4 and 8 times
+After training at ``Settings.train_length`` the model is evaluated at 1, 2, 4 and 8 times
 that length with each rule of `pe.rope_frequencies` configured, as a model's
 ``config.json`` would be, for the longest target (factor 8): no scaling,
 position interpolation (``linear``), static NTK-aware (`pe.ntk_aware_base`),
 dynamic NTK (its base grown for each evaluated length), YaRN and llama3.
 Position interpolation and YaRN are also fine-tuned for a few steps at the
-longest length, as their papers do (PI: Chen et al. 2023, section 3.2, 1000
-steps; YaRN: Peng et al. 2023, arXiv:2309.00071, section 4, 400 steps), and
+longest length, as their papers do (PI: Chen et al. 2023, "within 1000 steps";
+YaRN: Peng et al. 2023, arXiv:2309.00071, 400 steps at s = 16), and
 so is the unscaled model, as the control that tells the rule's share from the
 fine-tuning's. For each the record holds the passkey accuracy (all digits
 right), the loss on held-out text, and where the answering query looks: the

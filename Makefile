@@ -6,6 +6,7 @@
 #   make test    set up if needed, then lint, type-check and run every test
 #   make build   strict static build into site/ (it serves the wheel), wheel and sdist into dist/
 #   make bench   measure speed, accuracy and memory; update benchmarks/results/
+#   make rope-train  train a small RoPE decoder, test each scaling rule (~9 min of CPU: ~5 min on 2 idle cores)
 #   make archive build, then zip site/ into dist/pe-site.zip for reading offline
 #   make timing  time a cold and a warm build, an edit under serve, one figure
 #   make weight  build, then load every page in Chromium and print its weight
@@ -30,7 +31,7 @@ NO_DEPS := keras-hub timm
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: hooks setup setup-serve serve build test lint bench extrapolation archive timing weight screens readme clean lock katex
+.PHONY: hooks setup setup-serve serve build test lint bench extrapolation rope-train archive timing weight screens readme clean lock katex
 
 setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
@@ -116,6 +117,13 @@ bench: $(STAMP) extrapolation
 # The position-method comparison: trains one tiny model per method (a few minutes on one core).
 extrapolation: $(STAMP)
 	$(BIN)/python -m benchmarks.extrapolation
+
+# RoPE scaling rules on a trained model: trains a small RoPE decoder at 64 characters
+# (three seeds, one process each), evaluates each rule at up to 512 and fine-tunes three;
+# about nine minutes of CPU time (five on two idle cores), so not part of make bench.
+# Writes benchmarks/results/rope_train.json.
+rope-train: $(STAMP)
+	$(BIN)/python -m benchmarks.rope_train
 
 # Re-fetch the pinned KaTeX from npm (needs npm: maintainers only), check its
 # integrity and rewrite vendor/katex/ and docs/assets/katex/; CHECK=1 only compares.

@@ -25,7 +25,17 @@ from typing import Any, Literal
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 
 #: The name of each record, ``benchmarks/results/<name>.json``.
-Name = Literal["extrapolation", "modes", "reader", "rope", "screens", "table", "timing", "weight"]
+Name = Literal[
+    "extrapolation",
+    "modes",
+    "reader",
+    "rope",
+    "rope_train",
+    "screens",
+    "table",
+    "timing",
+    "weight",
+]
 
 #: One record: the JSON object as its command wrote it.
 Record = dict[str, Any]
@@ -36,6 +46,7 @@ MAKE: dict[Name, str] = {
     "modes": "bench",
     "reader": "test",
     "rope": "bench",
+    "rope_train": "rope-train",
     "screens": "screens",
     "table": "bench",
     "timing": "timing",
@@ -52,6 +63,7 @@ COMMAND: dict[Name, str] = {
     "modes": "python -m benchmarks.modes",
     "reader": "python -m pytest",
     "rope": "python -m benchmarks.rope",
+    "rope_train": "python -m benchmarks.rope_train",
     "screens": "python -m tools.screens site --record",
     "table": "python -m benchmarks.table",
     "timing": "python -m tools.build_timing",

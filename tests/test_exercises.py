@@ -35,6 +35,7 @@ CHAPTERS = (
     "beyond/rope-base",
     "beyond/rope-scaling",
     "beyond/rope-variants",
+    "beyond/rope-scaling-model",
     "beyond/alibi",
     "beyond/position-ids",
     "beyond/relative-bias",
@@ -114,6 +115,45 @@ def _rope_self_score(offset: int, head_dim: int) -> float:
 def _llama4_scale(position: int) -> float:
     """Llama 4's NoPE-layer query scale, from the formula in modeling_llama4.py, in mpmath."""
     return float(1 + mpmath.mpf("0.1") * mpmath.log(1 + (position + 1) // 8192))
+
+
+# The model of beyond/rope-scaling-model.md: 8 pairs, base 10000, trained on 64 positions.
+_SMALL = [10000.0 ** (-2 * i / 16) for i in range(8)]
+
+
+def _yarn_small(
+    s: float = 8.0, trained: int = 64, fast: float = 32, slow: float = 1
+) -> list[float]:
+    """YaRN's frequencies from the paper's ramp, with transformers' rounded bounds."""
+
+    def pair_for_turns(turns: float) -> float:  # the pair index that makes `turns` turns
+        return 16 * math.log(trained / (turns * 2 * math.pi)) / (2 * math.log(10000.0))
+
+    low = max(math.floor(pair_for_turns(fast)), 0)
+    high = min(math.ceil(pair_for_turns(slow)), 7)
+    out = []
+    for i, theta in enumerate(_SMALL):
+        ramp = min(max((i - low) / (high - low), 0.0), 1.0)  # 0 keeps, 1 interpolates
+        out.append(theta * (1 - ramp) + theta / s * ramp)
+    return out
+
+
+def _rope_scaling_model_1() -> list[float]:
+    ntk = [t * 8.0 ** (-2 * i / 14) for i, t in enumerate(_SMALL)]
+    llama3 = [_llama3(t, trained=64) for t in _SMALL]
+    rules = (_SMALL, [t / 8 for t in _SMALL], ntk, _yarn_small(), llama3)
+    return [float(_past_arc(new, _SMALL, 64, 512)) for new in rules]
+
+
+def _rope_scaling_model_2() -> list[float]:
+    out: list[float] = []
+    for new in (_yarn_small(), [_llama3(t, trained=64) for t in _SMALL]):
+        slower = [old / n for old, n in zip(_SMALL, new, strict=True)]
+        out += [
+            float(sum(abs(x - 1) < 1e-9 for x in slower)),
+            float(sum(abs(x - 8) < 1e-9 for x in slower)),
+        ]
+    return out
 
 
 def _t5_bucket(offset: int, num_buckets: int = 32, max_distance: int = 128) -> int:
@@ -295,6 +335,10 @@ EXPECTED = {
     # past their arc; llama3: neither.
     "rope_scaling_1": lambda a: a == _rope_scaling_1() and a[2] > 0 and a[4] == 0,
     "rope_scaling_2": lambda a: a == pytest.approx(_rope_scaling_2(), abs=5e-5),
+    # No rule: pairs 3-7 never close a turn in 64 positions; NTK-aware slows only pair 7 by 8.
+    "rope_scaling_model_1": lambda a: a == _rope_scaling_model_1() == [5, 0, 4, 0, 0],
+    # Both rules keep pair 0 only and divide pairs 3-7 by the full factor at L = 64.
+    "rope_scaling_model_2": lambda a: a == _rope_scaling_model_2() == [1, 5, 1, 5],
     # Slopes 2^-(h+1) for 8 heads: bias -10 at distance 10·2^(h+1), 20 to 2560.
     "alibi_1": lambda a: a == [10 * 2**1, 10 * 2**8],
     # The gentlest slope is 2^-8: -8192/256 = -32.

@@ -9,6 +9,7 @@ on it are checked here against a derivation written independently (plain
 import math
 import re
 import runpy
+from collections.abc import Callable
 from pathlib import Path
 
 import mpmath
@@ -208,7 +209,7 @@ def _rope_base_2(answer: float) -> bool:
     )
 
 
-EXPECTED = {
+EXPECTED: dict[str, Callable[[list[float]], bool]] = {
     # Equivariance is exact up to rounding; invariance fails by the size of the values.
     "why_position_1": lambda a: a[0] == 1 and a[1] > 0.1,
     "why_position_2": lambda a: (

@@ -32,6 +32,7 @@ CHAPTERS = (
     "grids/images",
     "grids/rotary",
     "beyond/rope",
+    "beyond/rope-derivation",
     "beyond/rope-base",
     "beyond/rope-scaling",
     "beyond/rope-variants",

@@ -33,6 +33,7 @@ CHAPTERS = (
     "grids/images",
     "grids/rotary",
     "beyond/rope",
+    "beyond/rope-derivation",
     "beyond/rope-base",
     "beyond/rope-scaling",
     "beyond/rope-variants",

@@ -169,3 +169,73 @@ def test_search_finds_rotation_offline(
     assert page.locator(".md-search-result__item").count() >= 1
     assert outside == []
     assert errors == []
+
+
+# The text of a figure drawn by matplotlib (text as paths): a comment naming the
+# text, then a group scaled by size / 100 (matplotlib's text-to-path units).
+_SVG_TEXT = re.compile(r"<!-- (.*?) -->\s*<g\b[^>]*\btransform=\"[^\"]*scale\(([\d.]+) -[\d.]+\)")
+
+
+def svg_text_sizes(svg: str) -> tuple[float, list[tuple[str, float]]]:
+    """Width of an SVG's viewBox and the size of each text in it, both in its own units."""
+    box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+    assert box is not None
+    return float(box[1]), [(text, float(scale) * 100) for text, scale in _SVG_TEXT.findall(svg)]
+
+
+def test_svg_text_sizes_reads_matplotlibs_text() -> None:
+    svg = (
+        '<svg viewBox="0 0 288 216"><!-- position p -->\n'
+        '<g style="fill: #000" transform="translate(1 2) rotate(-90) scale(0.09 -0.09)"></g></svg>'
+    )
+    assert svg_text_sizes(svg) == (288.0, [("position p", 9.0)])
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_figure_text_is_readable_at_phone_and_laptop_widths(
+    site: SiteBuild, server: str, browser: Browser, width: int
+) -> None:
+    """Each figure's text, as drawn on the screen: its size in the SVG times the image's scale.
+
+    On a 375 px phone the page serves the phone drawing (`<picture>`): no tick
+    label, legend or title under 9.5 px (the full-size drawing would put its
+    legends at about 5 px); at 1280 px none under 10 px.
+    """
+    pages = [
+        path
+        for path in site_pages(site)
+        if "figures/" in (site.directory / path.lstrip("/") / "index.html").read_text("utf-8")
+    ]
+    assert len(pages) >= 10
+    smallest: dict[str, tuple[float, str]] = {}
+    with watched_page(browser, server, viewport={"width": width, "height": 900}) as watched:
+        page = watched[0]
+        for path in pages:
+            page.goto(server + path.lstrip("/"), wait_until="load")
+            page.evaluate(
+                "() => document.querySelectorAll('article img').forEach(i => {"
+                " if (i.offsetParent !== null) i.loading = 'eager'; })"
+            )
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('article figure img')]"
+                ".filter(i => i.offsetParent !== null).every(i => i.complete)"
+            )
+            drawn = page.evaluate(
+                "() => [...document.querySelectorAll('article figure img')]"
+                ".filter(i => i.offsetParent !== null)"
+                ".map(i => [i.currentSrc, i.getBoundingClientRect().width])"
+            )
+            assert drawn, path
+            for source, shown_width in drawn:
+                name = urlparse(source).path.rsplit("/", 1)[-1]
+                if width <= 600:
+                    assert name.endswith("-phone.svg"), (path, name)
+                svg = (site.directory / "figures" / name).read_text(encoding="utf-8")
+                box, texts = svg_text_sizes(svg)
+                assert texts, name
+                scale = shown_width / box  # CSS px per SVG unit on this screen
+                size, text = min((size * scale, text) for text, size in texts)
+                smallest[name] = (round(size, 1), text)
+    least = 9.5 if width <= 600 else 10.0
+    small = {name: found for name, found in smallest.items() if found[0] < least}
+    assert small == {}, f"figure text under {least} px at {width} px: {small}"

@@ -50,7 +50,7 @@ def draw(theme: Theme) -> Figure:
     for axis, (title, values, (row, column)) in zip(axes, panels, strict=True):
         image = axis.imshow(values, cmap=theme.diverging, vmin=-top, vmax=top)
         axis.plot(column, row, marker="+", color=theme.text, markersize=9, mew=1.6)
-        axis.set_title(title, fontsize=9.5)
+        axis.set_title(title, fontsize=10)
         axis.set_xlabel("key column")
         axis.set_xticks([0, 5, 10, 15])
         axis.set_yticks([0, 5, 10, 15])

@@ -43,11 +43,11 @@ def draw(theme: Theme) -> Figure:
         title = f"similarity to token {TOKEN},{chr(10) if theme.phone else ' '}{label}"
         ax.set_title(title, color=theme.text, fontsize="small")
         bar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
-        bar.ax.tick_params(colors=theme.muted, labelcolor=theme.text, labelsize="x-small")
+        bar.ax.tick_params(colors=theme.muted, labelcolor=theme.text, labelsize="small")
     for ax in panels:
         ax.set_xlabel("column x", fontsize="small")
         ax.set_ylabel("row y", fontsize="small")
-        ax.tick_params(labelsize="x-small")
+        ax.tick_params(labelsize="small")
     return figure
 
 

@@ -41,7 +41,7 @@ def draw(theme: Theme) -> Figure:
     # The two levels are labelled at the right, where no curve passes: pe's error
     # runs between them, the common code's far above.
     axes.text(
-        LAST / 1.5,
+        LAST / 5,
         2.0**-25 / 1.3,
         "best possible: rounding to float32 (2⁻²⁵)",
         color=theme.muted,
@@ -51,7 +51,7 @@ def draw(theme: Theme) -> Figure:
     )
     axes.axhline(FLOAT32_BOUND, color=theme.series[2], lw=0.8, ls=":")
     axes.text(
-        LAST / 1.5,
+        LAST / 5,
         FLOAT32_BOUND * 1.3,
         f"pe's bound, {BOUND_TEXT}",
         color=theme.series[2],

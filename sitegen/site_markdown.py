@@ -150,6 +150,21 @@ def _plain(html: str) -> str:
     return " ".join(text.split())
 
 
+def _whole_word(match: re.Match[str]) -> str:
+    """Keep an identifier (a code span with no space) whole in a table; see ``extra.css``.
+
+    Never broken inside a word nor at a hyphen ("qwen2-vl-|vision"); a long
+    dotted or slashed path may break after a dot or a slash, and nowhere else.
+
+    >>> _whole_word(_WORD_CODE.search("<code>diffusers.models.get_timestep_embedding</code>"))
+    '<code class="pe-word">diffusers.<wbr>models.<wbr>get_timestep_embedding</code>'
+    """
+    word = match[1]
+    if len(word) > 24:
+        word = re.sub(r"([./])(?=\w)", r"\1<wbr>", word)
+    return f'<code class="pe-word">{word}</code>'
+
+
 def _label_row(row: str, names: list[str]) -> str:
     """Give each cell of one table row its role, and each ``<td>`` its column's name."""
     parts = []
@@ -188,9 +203,7 @@ def stack_prose_tables(text: str) -> str:
     """
 
     def stack(match: re.Match[str]) -> str:
-        # An identifier (a code span with no space) is never broken: not inside
-        # a word, nor at its hyphens ("qwen2-vl-|vision"); see ``extra.css``.
-        body = _WORD_CODE.sub(r'<code class="pe-word">\1</code>', match[1])
+        body = _WORD_CODE.sub(_whole_word, match[1])
         table = f"<table>{body}</table>"
         names = [_plain(cell) for cell in re.findall(r"<th\b[^>]*>(.*?)</th>", body, re.S)]
         cells = re.findall(r"<td\b[^>]*>(.*?)</td>", body, re.S)

@@ -1,9 +1,12 @@
-"""Every page of the built site on every screen: sideways scrolling and axe-core.
+"""Every page of the built site on every screen: sideways scrolling, reading, axe-core.
 
 Used by ``tests/test_a11y.py`` (in ``make test``) and ``tools/screens.py``
 (``make screens``). One browser context per colour scheme; each page is loaded
 once per scheme and then resized through the widths, so the whole site is
-checked in a few dozen page loads. axe-core is the ``axe.min.js`` shipped in
+checked in a few dozen page loads. At each width `_LAYOUT` reports what makes
+a page read badly there (squeezed or overwide tables, broken identifiers, a
+copy button on code, a gap under a figure, a formula out of its line, an
+unnamed dialog, a navigation target under 24 px). axe-core is the ``axe.min.js`` shipped in
 the ``axe-playwright-python`` wheel on PyPI (nothing from a CDN), run with the
 WCAG 2.0/2.1 A and AA rules.
 
@@ -107,10 +110,13 @@ _LAYOUT = """(width) => {
         out.push('identifier broken in a table: ' + name(code));
       }
     }
-    const box = table.closest('.md-typeset__scrollwrap, [data-pe-scrolls]') || table.parentElement;
+    // Wider than the column: the table scrolls in its box (itself, or the
+    // theme's wrapper), which is marked and has its hint (scroll-regions.js).
+    const box = table.closest('.md-typeset__scrollwrap') || table;
     const column = table.closest('article').getBoundingClientRect();
-    const wide = table.getBoundingClientRect().width > column.width + 1;
-    const scrolls = box.scrollWidth > box.clientWidth + 1 && box.matches('[data-pe-scrolls]')
+    const wide = table.getBoundingClientRect().width > column.width + 1
+      || box.scrollWidth > box.clientWidth + 1;
+    const scrolls = box.matches('[data-pe-scrolls]') && box.scrollWidth > box.clientWidth + 1
       && box.previousElementSibling && box.previousElementSibling.matches('.pe-scroll-hint');
     if (wide && !scrolls) out.push('table wider than its column, with no scroll box and hint: '
       + name(table.querySelector('th') || table));

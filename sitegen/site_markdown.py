@@ -13,7 +13,7 @@ both run it on every page (neither needs a build hook for it). It
   into ``figures/`` of the built site; a figure with a phone drawing is put in
   a ``<picture>`` whose ``<source>`` gives that drawing to narrow screens;
 - marks each table of prose (`stack_prose_tables`) so that a phone shows its
-  rows as cards, each cell under its column's name (``extra.css``), instead of
+  rows as cards, each cell beside its column's name (``extra.css``), instead of
   squeezing columns of sentences into one or two words a line;
 - fills in the Install page's ``{{ wheel_install }}``, ``{{ git_install }}`` and
   ``{{ dist_name }}`` from the configuration, and puts the wheel it names into
@@ -165,6 +165,9 @@ def _whole_word(match: re.Match[str]) -> str:
     return f'<code class="pe-word">{word}</code>'
 
 
+_CELL_BOX = r'\1<div class="pe-cell">\2</div>\3'
+
+
 def _label_row(row: str, names: list[str]) -> str:
     """Give each cell of one table row its role, and each ``<td>`` its column's name."""
     parts = []
@@ -173,11 +176,13 @@ def _label_row(row: str, names: list[str]) -> str:
         cell = re.match(r"<t([dh])\b", part)
         if cell and cell[1] == "d":
             part = f'<td role="cell" data-label="{names[column % len(names)]}"{part[3:]}'
+            # The cell's content in one box, placed beside its name on a phone.
+            part = re.sub(r"^(<td\b[^>]*>)(.*)(</td>)", _CELL_BOX, part, flags=re.S)
             column += 1
         elif cell:
             part = f'<th role="columnheader"{part[3:]}'
         parts.append(part)
-    return "".join(parts).replace("<tr>", '<tr role="row">')
+    return re.sub(r"<tr\b", '<tr role="row"', "".join(parts))
 
 
 def stack_prose_tables(text: str) -> str:
@@ -185,7 +190,7 @@ def stack_prose_tables(text: str) -> str:
 
     Such a table gets ``data-pe-stack`` and ARIA roles (a table shown as blocks
     keeps its meaning for screen readers), and each cell a ``data-label``: the
-    name of its column, which ``extra.css`` writes above the cell on a phone.
+    name of its column, which ``extra.css`` writes at the cell's left on a phone.
     Tables of numbers are left as they are: they scroll inside their own box.
 
     >>> html = ("<table><thead><tr><th>name</th><th>what</th><th>n</th></tr></thead>"

@@ -237,6 +237,8 @@ def test_the_link_checker_catches_broken_links(tmp_path: Path, site: SiteBuild) 
     config.write_text(
         f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nhooks: [{ROOT / 'sitegen/hooks.py'}]\n"
         "nav:\n  - index.md\n  - other.md\nextra_javascript: []\nextra_css: []\nwatch: []\n"
+        # The theme's overrides are found from the configuration file's folder.
+        f"theme:\n  custom_dir: {ROOT / 'overrides'}\n"
     )
     # The session's figure cache: the figures are already drawn, none is redrawn here.
     log = mkdocs_build(

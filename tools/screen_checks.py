@@ -104,11 +104,23 @@ _LAYOUT = """(width) => {
         if (h > 200) out.push('table row ' + Math.round(h) + ' px tall: ' + name(row));
       }
     }
+    // An identifier (no space) is whole, or broken only after a dot or a slash.
     for (const code of table.querySelectorAll('code')) {
-      const word = code.textContent.trim();
-      if (!/\\s/.test(word) && code.getClientRects().length > 1) {
-        out.push('identifier broken in a table: ' + name(code));
+      if (/\\s/.test(code.textContent.trim()) || code.getClientRects().length < 2) continue;
+      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      const range = document.createRange();
+      let top = null, before = '', bad = false;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let i = 0; i < node.length; i++) {
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const r = range.getBoundingClientRect();
+          if (top !== null && r.top > top + 2 && !'./'.includes(before)) bad = true;
+          if (r.width > 0) top = r.top;
+          before = node.data[i];
+        }
       }
+      if (bad) out.push('identifier broken in a table: ' + name(code));
     }
     // Wider than the column: the table scrolls in its box (itself, or the
     // theme's wrapper), which is marked and has its hint (scroll-regions.js).

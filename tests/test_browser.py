@@ -284,11 +284,15 @@ def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> N
                 + '<td style="height: 300px">tall</td></tr><tr><td style="width: 3em">'
                 + '<code style="word-break: break-all">tensor2tensor</code></td></tr>'
                 + '</tbody></table>'
-                + '<table><tbody><tr><td style="white-space: nowrap">' + 'wide '.repeat(200)
+                + '<table style="display: table; overflow: visible"><tbody><tr>'
+                + '<td style="white-space: nowrap">' + 'wide '.repeat(200)
                 + '</td></tr></tbody></table>');
-              document.querySelector('article pre > code').style.borderRight = '0';
+              const code = document.querySelector('article pre > code');
+              code.style.borderRight = '0';
+              code.insertAdjacentText('afterbegin', 'a_long_line_'.repeat(20) + '\\n');
               document.querySelector('article figcaption').style.marginTop = '60px';
-              document.querySelector('article p span.arithmatex').style.marginLeft = '-40px';
+              const formula = document.querySelector('article p span.arithmatex');
+              formula.style.cssText = 'display: inline-block; width: 600px';
               document.querySelector('.md-search').removeAttribute('aria-label');
               const link = document.querySelector('.md-nav__link');
               link.style.cssText = 'min-height: 0; height: 12px; padding: 0; overflow: hidden';

@@ -3,7 +3,14 @@
 A figure script defines ``draw(theme) -> Figure`` and a description of what it
 shows, and ends with ``save_variants(draw, "name", alt)``; this writes
 ``name-light.svg``, ``name-dark.svg`` and the alt text ``name-alt.txt`` into
-the directory given on the command line. The SVGs are
+the directory given on the command line, and a phone variant of each
+(``name-light-phone.svg``, ``name-dark-phone.svg``): the same drawing on a
+narrower canvas (`PHONE_WIDTH`) with no text under `PHONE_MIN_FONT`, so that a
+phone, which shrinks a figure to its ~340 px column, still draws its text at
+9.5 px or more (the pages serve it through ``<picture>``; ``tests/test_site.py``
+measures every figure's text at 375 px). A script whose figure needs another
+arrangement on a phone (panels stacked, not side by side) reads
+``theme.phone``. The SVGs are
 reproducible: text is drawn as paths with matplotlib's bundled DejaVu Sans,
 element ids are salted with a constant and no date is written.
 """
@@ -12,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +30,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -39,6 +47,7 @@ class Theme:
     series: tuple[str, ...]
     diverging: str
     sequential: str
+    phone: bool = False  # drawn for a phone's column (see `phone_layout`)
 
 
 LIGHT = Theme(
@@ -95,6 +104,37 @@ def rc(theme: Theme) -> dict[RcKeyType, Any]:
     }
 
 
+# The phone variant: at most this wide (inches; 1 in is 96 CSS px), and no text
+# smaller than this (points; 1 pt is 4/3 px). Shrunk into the 343 px column of a
+# 375 px phone, a 4.0 in figure is drawn at 0.89 of its size: 9 pt text at 10.7 px.
+PHONE_WIDTH = 4.0
+PHONE_MIN_FONT = 9.0
+
+
+def phone_layout(figure: Figure) -> Figure:
+    """Fit `figure` to a phone: `PHONE_WIDTH` wide, no text under `PHONE_MIN_FONT` points.
+
+    The height shrinks less than the width (panels get relatively taller), and
+    a figure laid out once by hand (``tight_layout``) is laid out by the
+    constrained engine, which keeps its labels and legends inside the canvas.
+    """
+    width, height = figure.get_size_inches()
+    if width > PHONE_WIDTH:
+        figure.set_size_inches(PHONE_WIDTH, height * (PHONE_WIDTH / width) ** 0.35)
+    engine = figure.get_layout_engine()
+    if type(engine).__name__ == "TightLayoutEngine":
+        figure.set_layout_engine("constrained")
+    for axes in figure.axes:  # tick labels made at drawing time take the axis' size
+        for axis in (axes.xaxis, axes.yaxis):
+            sizes = [float(label.get_fontsize()) for label in axis.get_ticklabels(which="both")]
+            if sizes and min(sizes) < PHONE_MIN_FONT:
+                axis.set_tick_params(which="both", labelsize=PHONE_MIN_FONT)
+    for text in figure.findobj(Text):
+        if text.get_text() and float(text.get_fontsize()) < PHONE_MIN_FONT:
+            text.set_fontsize(PHONE_MIN_FONT)
+    return figure
+
+
 def save_variants(draw: Callable[[Theme], Figure], name: str, alt: str) -> None:
     """Draw the figure once per theme and save it, with its alt text, into ``argv[1]``."""
     if len(sys.argv) != 2:
@@ -108,4 +148,7 @@ def save_variants(draw: Callable[[Theme], Figure], name: str, alt: str) -> None:
         with plt.rc_context(rc(theme)):
             figure = draw(theme)
             figure.savefig(out / f"{name}-{theme.name}.svg", metadata={"Date": None})
+            plt.close(figure)
+            figure = phone_layout(draw(replace(theme, phone=True)))
+            figure.savefig(out / f"{name}-{theme.name}-phone.svg", metadata={"Date": None})
             plt.close(figure)

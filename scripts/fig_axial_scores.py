@@ -43,16 +43,19 @@ def draw(theme: Theme) -> Figure:
             (4, 4),
         ),
     ]
-    figure, axes = plt.subplots(1, 3, figsize=(9.6, 3.6), layout="constrained")
+    # Side by side; stacked on a phone.
+    shape, size = ((3, 1), (4.0, 9.0)) if theme.phone else ((1, 3), (9.6, 3.6))
+    figure, axes = plt.subplots(*shape, figsize=size, layout="constrained")
     top = sum(AXES_DIM) // 2
     for axis, (title, values, (row, column)) in zip(axes, panels, strict=True):
         image = axis.imshow(values, cmap=theme.diverging, vmin=-top, vmax=top)
         axis.plot(column, row, marker="+", color=theme.text, markersize=9, mew=1.6)
-        axis.set_title(title, fontsize=9.5)
+        axis.set_title(title, fontsize=10)
         axis.set_xlabel("key column")
         axis.set_xticks([0, 5, 10, 15])
         axis.set_yticks([0, 5, 10, 15])
-    axes[0].set_ylabel("key row")
+    for axis in axes if theme.phone else axes[:1]:
+        axis.set_ylabel("key row")
     bar = figure.colorbar(image, ax=axes, fraction=0.025, pad=0.02)
     bar.set_label("score")
     bar.outline.set_edgecolor(theme.muted)

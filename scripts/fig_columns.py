@@ -46,11 +46,15 @@ def draw(theme: Theme) -> Figure:
         axes.set_yticks([-1, 0, 1])
         axes.grid(True, axis="y")
         axes.set_title(
-            f"pair i = {pair}: wavelength {wavelengths[pair]:.1f} positions",
+            f"pair i = {pair}:{chr(10) if theme.phone else ' '}"
+            f"wavelength {wavelengths[pair]:.1f} positions",
             loc="left",
             fontsize=10,
         )
-        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+        if theme.phone:  # beside the title, not beside the panel
+            axes.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.1)
+        else:
+            axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     rows[-1].set_xlabel("position p")
     figure.suptitle(f"Columns of the encoding, d_model = {D_MODEL}", color=theme.text)
     figure.tight_layout()

@@ -51,7 +51,8 @@ def draw(theme: Theme) -> Figure:
         axes.set_ylabel("PE(p)·PE(p+k) / (d/2)")
         axes.grid(True, axis="y")
     near.set_title(f"offsets 0 to {NEAR}: ripples on the way down")
-    far.set_title(f"d = {FAR_D}, offsets 1 to {FAR:,} (log scale): below zero, then back up")
+    gap = "\n" if theme.phone else " "
+    far.set_title(f"d = {FAR_D}, offsets 1 to {FAR:,} (log scale):{gap}below zero, then back up")
     far.set_xlabel("offset k")
     near.legend(loc="upper right")
     far.legend(loc="upper right")

@@ -24,7 +24,8 @@ TOKEN = (5, 9)  # row, column of the token whose similarities are drawn
 
 def draw(theme: Theme) -> Figure:
     table = pe.grid_sincos(SIZE, DIM, dtype=np.float64)
-    figure, axes = plt.subplots(2, 3, figsize=(7.2, 5.0), layout="constrained")
+    shape, size = ((3, 2), (4.0, 6.4)) if theme.phone else ((2, 3), (7.2, 5.0))
+    figure, axes = plt.subplots(*shape, figsize=size, layout="constrained")
     panels = list(axes.flat)
     for ax, (column, title) in zip(panels[:4], COLUMNS, strict=True):
         ax.imshow(table[:, column].reshape(SIZE, SIZE), cmap=theme.diverging, vmin=-1, vmax=1)
@@ -39,13 +40,14 @@ def draw(theme: Theme) -> Figure:
         similarity = grid @ grid[token] / (DIM / 2)
         image = ax.imshow(similarity.reshape(SIZE, SIZE), cmap=theme.sequential)
         ax.plot(TOKEN[1], TOKEN[0], marker="+", color=theme.text, markersize=10)
-        ax.set_title(f"similarity to token {TOKEN}, {label}", color=theme.text, fontsize="small")
+        title = f"similarity to token {TOKEN},{chr(10) if theme.phone else ' '}{label}"
+        ax.set_title(title, color=theme.text, fontsize="small")
         bar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
-        bar.ax.tick_params(colors=theme.muted, labelcolor=theme.text, labelsize="x-small")
+        bar.ax.tick_params(colors=theme.muted, labelcolor=theme.text, labelsize="small")
     for ax in panels:
         ax.set_xlabel("column x", fontsize="small")
         ax.set_ylabel("row y", fontsize="small")
-        ax.tick_params(labelsize="x-small")
+        ax.tick_params(labelsize="small")
     return figure
 
 

@@ -29,7 +29,7 @@ def draw(theme: Theme) -> Figure:
     best = int(positions[1:][np.argmin(pair_0[1:][CLAIMED - 1 :]) + CLAIMED - 1])
     figure, axes = plt.subplots(figsize=(7.2, 3.4), layout="constrained")
     axes.axvspan(0, HEATMAP_ROWS - 1, color=theme.grid, alpha=0.6, lw=0)
-    axes.text(0.5, 6.3, f"a {HEATMAP_ROWS}-row heatmap", color=theme.muted, fontsize=8)
+    axes.text(0.5, 7.6, f"a {HEATMAP_ROWS}-row\nheatmap", color=theme.muted, fontsize=8, va="top")
     axes.plot(
         positions,
         pair_0,
@@ -48,19 +48,20 @@ def draw(theme: Theme) -> Figure:
     )
     for position, style in ((CLAIMED, ":"), (best, "--")):
         axes.axvline(position, color=theme.muted, lw=1, ls=style)
-        axes.text(
-            position + 0.4,
-            0.15 if position == best else 2.1,
+        axes.text(  # above pair 0's curve (at most 2), below the whole vector's
+            position + (0.4 if position == best else -0.4),
+            2.3,
             f"p = {position}",
             color=theme.text,
             fontsize=8,
+            ha="left" if position == best else "right",
         )
     axes.set_xlim(0, LENGTH)
-    axes.set_ylim(0, 7)
+    axes.set_ylim(0, 8)
     axes.set_xlabel("position p")
     axes.set_ylabel("distance from position 0")
     axes.grid(True, axis="y")
-    axes.legend(loc="upper left", bbox_to_anchor=(0.2, 1.0), fontsize=8)
+    axes.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=8)  # above, off the curves
     return figure
 
 

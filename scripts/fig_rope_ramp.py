@@ -26,7 +26,9 @@ CASES = (
 
 
 def draw(theme: Theme) -> Figure:
-    figure, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.4), layout="constrained")
+    # Side by side; stacked on a phone.
+    shape, size = ((2, 1), (4.0, 6.4)) if theme.phone else ((1, 2), (7.2, 3.4))
+    figure, (left, right) = plt.subplots(*shape, figsize=size, layout="constrained")
     for (name, head_dim, base, scaling), colour in zip(CASES, theme.series, strict=False):
         plain = pe.rope_frequencies(head_dim, base=base).frequencies
         scaled = pe.rope_frequencies(head_dim, base=base, scaling=scaling).frequencies

@@ -48,8 +48,8 @@ def draw(theme: Theme) -> Figure:
         )
         axes.plot([cos[start], cos[end]], [sin[start], sin[end]], "o", color=colour, ms=6)
         axes.text(
-            cos[start] * 0.55,
-            sin[start] * 0.55,
+            cos[start] * 0.4,  # inside the arrow's arc, off its line
+            sin[start] * 0.4,
             f"p = {start} → {end}",
             color=colour,
             fontsize=9,

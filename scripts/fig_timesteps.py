@@ -34,15 +34,17 @@ def _heatmap(axes: Axes, theme: Theme, table: np.ndarray, title: str) -> None:
 
 
 def draw(theme: Theme) -> Figure:
-    figure, grid = plt.subplots(2, 2, figsize=(7.2, 6.4), layout="constrained")
+    # Side by side; stacked on a phone.
+    shape, size = ((4, 1), (4.0, 11.0)) if theme.phone else ((2, 2), (7.2, 6.4))
+    figure, grid = plt.subplots(*shape, figsize=size, layout="constrained")
+    ddpm_axes, flipped_axes, periods, scaled = grid.flat
     ddpm = pe.timestep_embedding(STEPS, DIM, dtype=np.float64)
     flipped = pe.timestep_embedding(
         STEPS, DIM, flip_sin_to_cos=True, downscale_freq_shift=0, dtype=np.float64
     )
-    _heatmap(grid[0, 0], theme, ddpm, "DDPM: [sin | cos], shift 1")
-    _heatmap(grid[0, 1], theme, flipped, "Stable Diffusion: [cos | sin], shift 0")
+    _heatmap(ddpm_axes, theme, ddpm, "DDPM: [sin | cos], shift 1")
+    _heatmap(flipped_axes, theme, flipped, "Stable Diffusion: [cos | sin], shift 0")
 
-    periods = grid[1, 0]
     for (shift, period), colour in zip(
         ((1.0, 10000.0), (0.0, 10000.0), (1.0, 1000.0)), theme.series, strict=False
     ):
@@ -63,7 +65,6 @@ def draw(theme: Theme) -> Figure:
     periods.grid(True, axis="y")
     periods.legend(loc="upper left", fontsize="small")
 
-    scaled = grid[1, 1]
     sigma = np.linspace(0, 1, 400)
     column = 8  # the sine of pair 8
     for (scale, label), colour in zip(

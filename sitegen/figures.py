@@ -3,7 +3,9 @@
 Every ``scripts/fig_<name>.py`` is run as ``python scripts/fig_<name>.py OUTDIR``
 from the repository root, which is importable (a script may import the
 benchmark's reference recipes, ``benchmarks.recipes``), and must write
-``<name>-light.svg`` and ``<name>-dark.svg`` (or ``.png``) into OUTDIR. Its
+``<name>-light.svg`` and ``<name>-dark.svg`` (or ``.png``) into OUTDIR, and
+may write a phone variant of each (``<name>-light-phone.svg``: the shared
+style's scripts all do), which pages serve to narrow screens. Its
 output is kept under ``.cache/figures/<script>/<key>/`` (see
 `sitegen.cache`), where the key hashes the script, the committed results it
 reads, the ``benchmarks`` modules it imports, the shared style module, every
@@ -31,6 +33,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
 STYLE = SCRIPTS / "_figstyle.py"
 VARIANTS = ("light", "dark")
+PHONE = "-phone"  # a variant's phone drawing: <name>-<variant>-phone.svg
+# The screens that get the phone drawing: up to 600 px, where the full-size
+# drawing (about 690 px wide) would be shrunk below 0.85 of its size.
+PHONE_MEDIA = "(max-width: 37.5em)"
 SUFFIXES = (".svg", ".png")
 
 
@@ -89,9 +95,9 @@ def script_key(script: Path, shared: str) -> str:
 
 
 def _outputs(name: str, directory: Path) -> dict[str, Path]:
-    """Find the image files of figure `name` in `directory`, by variant."""
+    """Find the image files of figure `name` in `directory`, by variant (phone ones too)."""
     found: dict[str, Path] = {}
-    for variant in VARIANTS:
+    for variant in (*VARIANTS, *(v + PHONE for v in VARIANTS)):
         for suffix in SUFFIXES:
             path = directory / f"{name}-{variant}{suffix}"
             if path.is_file():
@@ -102,7 +108,8 @@ def _outputs(name: str, directory: Path) -> dict[str, Path]:
 def _complete(name: str, directory: Path) -> bool:
     """Tell whether `directory` holds both variants of figure `name` and its alt text."""
     images = _outputs(name, directory)
-    return len(images) == len(VARIANTS) and (directory / f"{name}-alt.txt").is_file()
+    drawn = all(variant in images for variant in VARIANTS)
+    return drawn and (directory / f"{name}-alt.txt").is_file()
 
 
 def script_environment() -> dict[str, str]:
@@ -243,6 +250,7 @@ def figure(name: str, caption: str) -> str:
         f"  ![{alt}](/figures/{path.name}#only-{variant})"
         "{{ loading=lazy width={} height={} }}".format(*image_size(path))
         for variant, path in images_by_variant.items()
+        if variant in VARIANTS
     ]
     data = sorted(set(_DATA.findall(script.read_text(encoding="utf-8"))))
     source = f"Drawn by <code>scripts/{script.name}</code>" + "".join(
@@ -277,7 +285,7 @@ def image_size(path: Path) -> tuple[int, int]:
 
 def image_file(file_name: str) -> Path | None:
     """Return the cached file behind ``/figures/<file_name>`` (None: no figure has that name)."""
-    match = re.fullmatch(r"(\w+)-(?:light|dark)\.(?:svg|png)", file_name)
+    match = re.fullmatch(r"(\w+)-(?:light|dark)(?:-phone)?\.(?:svg|png)", file_name)
     if match is None or not (SCRIPTS / f"fig_{match[1]}.py").is_file():
         return None
     found = {path.name: path for path in draw(match[1]).values()}

@@ -10,7 +10,11 @@ both run it on every page (neither needs a build hook for it). It
   the KaTeX fonts it draws;
 - makes the ``/figures/...`` paths that `sitegen.figures.figure` writes
   relative to the page, and copies each figure's files from the figure cache
-  into ``figures/`` of the built site;
+  into ``figures/`` of the built site; a figure with a phone drawing is put in
+  a ``<picture>`` whose ``<source>`` gives that drawing to narrow screens;
+- marks each table of prose (`stack_prose_tables`) so that a phone shows its
+  rows as cards, each cell beside its column's name (``extra.css``), instead of
+  squeezing columns of sentences into one or two words a line;
 - fills in the Install page's ``{{ wheel_install }}``, ``{{ git_install }}`` and
   ``{{ dist_name }}`` from the configuration, and puts the wheel it names into
   ``dist/`` of the built site. With a ``site_url`` (the hosted site) the command
@@ -41,6 +45,7 @@ from sitegen import figures, reader, typeset
 
 DIST = "dist"
 _FIGURE_SRC = re.compile(r'src="/figures/([\w.-]+?)(#[\w-]+)?"')
+_FIGURE_IMG = re.compile(r'<img\b[^>]*\ssrc="/figures/(\w+-(?:light|dark))(\.svg)#[^>]*>')
 _PLACEHOLDER = re.compile(r"\{\{ (wheel_install|git_install|dist_name) \}\}")
 
 
@@ -133,6 +138,91 @@ class InstallPage(Preprocessor):
         return _PLACEHOLDER.sub(lambda m: values[m[1]], text).split("\n")
 
 
+_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_WORD_CODE = re.compile(r"<code>([^<\s]+)</code>")
+PROSE_WORDS = 4  # a cell of this many words or more is prose
+
+
+def _plain(html: str) -> str:
+    """Return the text of an HTML fragment, tags dropped, spaces collapsed (for a label)."""
+    text = _TAG.sub("", html).replace('"', "&quot;")
+    return " ".join(text.split())
+
+
+def _whole_word(match: re.Match[str]) -> str:
+    """Keep an identifier (a code span with no space) whole in a table; see ``extra.css``.
+
+    Never broken inside a word nor at a hyphen ("qwen2-vl-|vision"); a long
+    dotted or slashed path may break after a dot or a slash, and nowhere else.
+
+    >>> _whole_word(_WORD_CODE.search("<code>diffusers.models.get_timestep_embedding</code>"))
+    '<code class="pe-word">diffusers.<wbr>models.<wbr>get_timestep_embedding</code>'
+    """
+    word = match[1]
+    if len(word) > 24:
+        word = re.sub(r"([./])(?=\w)", r"\1<wbr>", word)
+    return f'<code class="pe-word">{word}</code>'
+
+
+_CELL_BOX = r'\1<div class="pe-cell">\2</div>\3'
+
+
+def _label_row(row: str, names: list[str]) -> str:
+    """Give each cell of one table row its role, and each ``<td>`` its column's name."""
+    parts = []
+    column = 0
+    for part in re.split(r"(?=<t[dh]\b)", row):
+        cell = re.match(r"<t([dh])\b", part)
+        if cell and cell[1] == "d":
+            part = f'<td role="cell" data-label="{names[column % len(names)]}"{part[3:]}'
+            # The cell's content in one box, placed beside its name on a phone.
+            part = re.sub(r"^(<td\b[^>]*>)(.*)(</td>)", _CELL_BOX, part, flags=re.S)
+            column += 1
+        elif cell:
+            part = f'<th role="columnheader"{part[3:]}'
+        parts.append(part)
+    return re.sub(r"<tr\b", '<tr role="row"', "".join(parts))
+
+
+def stack_prose_tables(text: str) -> str:
+    """Mark each table with prose in it for phones to stack; keep identifiers whole.
+
+    Such a table gets ``data-pe-stack`` and ARIA roles (a table shown as blocks
+    keeps its meaning for screen readers), and each cell a ``data-label``: the
+    name of its column, which ``extra.css`` writes at the cell's left on a phone.
+    Tables of numbers are left as they are: they scroll inside their own box.
+
+    >>> html = ("<table><thead><tr><th>name</th><th>what</th><th>n</th></tr></thead>"
+    ...         "<tbody><tr><td>a</td><td>one cell of prose here</td><td>1</td></tr>"
+    ...         "</tbody></table>")
+    >>> stacked = stack_prose_tables(html)
+    >>> 'data-pe-stack' in stacked, stacked.count('data-label="what"')
+    (True, 1)
+    >>> stack_prose_tables(html.replace("one cell of prose here", "short")) == html.replace(
+    ...     "one cell of prose here", "short")
+    True
+    >>> stack_prose_tables("<table><tr><td><code>qwen2-vl</code></td></tr></table>")
+    '<table><tr><td><code class="pe-word">qwen2-vl</code></td></tr></table>'
+
+    """
+
+    def stack(match: re.Match[str]) -> str:
+        body = _WORD_CODE.sub(_whole_word, match[1])
+        table = f"<table>{body}</table>"
+        names = [_plain(cell) for cell in re.findall(r"<th\b[^>]*>(.*?)</th>", body, re.S)]
+        cells = re.findall(r"<td\b[^>]*>(.*?)</td>", body, re.S)
+        prose = any(len(_TAG.sub(" ", cell).split()) >= PROSE_WORDS for cell in cells)
+        if len(names) < 2 or not prose:
+            return table
+        body = "".join(_label_row(row, names) for row in re.split(r"(?=<tr\b)", body))
+        for part in ("thead", "tbody"):
+            body = body.replace(f"<{part}>", f'<{part} role="rowgroup">')
+        return f'<table data-pe-stack role="table">{body}</table>'
+
+    return _TABLE.sub(stack, text)
+
+
 _CODE = re.compile(r"<pre\b.*?</pre>", re.S)
 _LINE_ANCHOR = re.compile(r"__codelineno-\d+-")
 
@@ -166,6 +256,7 @@ class PageHtml(Postprocessor):
         """Typeset the math, number the code blocks' line anchors, then place the figures."""
         page = context(self.md)
         text = number_line_anchors(typeset.render(text, page.src_uri if page else "page"))
+        text = stack_prose_tables(text)
         if page is None:
             return text
         # A page's body (not a heading that Zensical converts alone for the
@@ -173,14 +264,29 @@ class PageHtml(Postprocessor):
         if "assets/katex/fonts/" not in text and re.search(r"<(?:p|div)\b", text):
             text = typeset.preloads(text, page.prefix) + text
 
-        def place(match: re.Match[str]) -> str:
-            source = figures.image_file(match[1])
+        def place_file(name: str) -> Path:
+            source = figures.image_file(name)
             if source is None:
-                raise figures.FigureError(f"{page.src_uri}: no figure draws {match[1]!r}")
-            copy_if_changed(source, page.site_dir / "figures" / match[1])
+                raise figures.FigureError(f"{page.src_uri}: no figure draws {name!r}")
+            copy_if_changed(source, page.site_dir / "figures" / name)
+            return source
+
+        def place(match: re.Match[str]) -> str:
+            place_file(match[1])
             return f'src="{page.prefix}figures/{match[1]}{match[2] or ""}"'
 
-        return _FIGURE_SRC.sub(place, text)
+        def picture(match: re.Match[str]) -> str:
+            phone = f"{match[1]}{figures.PHONE}{match[2]}"
+            if figures.image_file(phone) is None:
+                return match[0]
+            width, height = figures.image_size(place_file(phone))
+            source = (
+                f'<source media="{figures.PHONE_MEDIA}" srcset="{page.prefix}figures/{phone}" '
+                f'width="{width}" height="{height}">'
+            )
+            return f"<picture>{source}{match[0]}</picture>"
+
+        return _FIGURE_SRC.sub(place, _FIGURE_IMG.sub(picture, text))
 
 
 class SiteExtension(Extension):

@@ -41,6 +41,7 @@ def test_no_page_scrolls_sideways_and_axe_finds_nothing(
     assert result.axe_runs == result.loads * len(screens.AXE_WIDTHS)
     assert result.sideways == [], "\n".join(result.sideways)
     assert result.stray_permalinks == [], "\n".join(result.stray_permalinks)
+    assert result.layout == [], "\n".join(result.layout)
     assert result.violations == [], "\n".join(result.violations)
     print(f"{result.checks} page views, {result.axe_runs} axe runs in {seconds:.0f} s")
 

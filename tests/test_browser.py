@@ -16,6 +16,8 @@ from urllib.parse import urlparse
 import pytest
 from conftest import SiteBuild, wait_for_math, watched_page
 
+from tools import screen_checks as screens
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
@@ -169,3 +171,142 @@ def test_search_finds_rotation_offline(
     assert page.locator(".md-search-result__item").count() >= 1
     assert outside == []
     assert errors == []
+
+
+# The text of a figure drawn by matplotlib (text as paths): a comment naming the
+# text, then a group scaled by size / 100 (matplotlib's text-to-path units).
+_SVG_TEXT = re.compile(r"<!-- (.*?) -->\s*<g\b[^>]*\btransform=\"[^\"]*scale\(([\d.]+) -[\d.]+\)")
+
+
+def svg_text_sizes(svg: str) -> tuple[float, list[tuple[str, float]]]:
+    """Width of an SVG's viewBox and the size of each text in it, both in its own units."""
+    box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+    assert box is not None
+    return float(box[1]), [(text, float(scale) * 100) for text, scale in _SVG_TEXT.findall(svg)]
+
+
+def test_svg_text_sizes_reads_matplotlibs_text() -> None:
+    svg = (
+        '<svg viewBox="0 0 288 216"><!-- position p -->\n'
+        '<g style="fill: #000" transform="translate(1 2) rotate(-90) scale(0.09 -0.09)"></g></svg>'
+    )
+    assert svg_text_sizes(svg) == (288.0, [("position p", 9.0)])
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_figure_text_is_readable_at_phone_and_laptop_widths(
+    site: SiteBuild, server: str, browser: Browser, width: int
+) -> None:
+    """Each figure's text, as drawn on the screen: its size in the SVG times the image's scale.
+
+    On a 375 px phone the page serves the phone drawing (`<picture>`), and on
+    a laptop the full one: on both, no tick label, legend or title under 9.5 px
+    (on a phone the full drawing put its legends at about 5 px).
+    """
+    pages = [
+        path
+        for path in site_pages(site)
+        if "figures/" in (site.directory / path.lstrip("/") / "index.html").read_text("utf-8")
+    ]
+    assert len(pages) >= 10
+    smallest: dict[str, tuple[float, str]] = {}
+    with watched_page(browser, server, viewport={"width": width, "height": 900}) as watched:
+        page = watched[0]
+        for path in pages:
+            page.goto(server + path.lstrip("/"), wait_until="load")
+            page.evaluate(
+                "() => document.querySelectorAll('article img').forEach(i => {"
+                " if (i.offsetParent !== null) i.loading = 'eager'; })"
+            )
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('article figure img')]"
+                ".filter(i => i.offsetParent !== null).every(i => i.complete)"
+            )
+            drawn = page.evaluate(
+                "() => [...document.querySelectorAll('article figure img')]"
+                ".filter(i => i.offsetParent !== null)"
+                ".map(i => [i.currentSrc, i.getBoundingClientRect().width])"
+            )
+            assert drawn, path
+            for source, shown_width in drawn:
+                name = urlparse(source).path.rsplit("/", 1)[-1]
+                if width <= 600:
+                    assert name.endswith("-phone.svg"), (path, name)
+                svg = (site.directory / "figures" / name).read_text(encoding="utf-8")
+                box, texts = svg_text_sizes(svg)
+                assert texts, name
+                scale = shown_width / box  # CSS px per SVG unit on this screen
+                size, text = min((size * scale, text) for text, size in texts)
+                smallest[name] = (round(size, 1), text)
+    least = 9.5
+    small = {name: found for name, found in smallest.items() if found[0] < least}
+    assert small == {}, f"figure text under {least} px at {width} px: {small}"
+
+
+# Pages that hold each thing the reading checks look at: prose and number
+# tables, figures, copyable output blocks, inline math, the API's tables.
+READING_PAGES = [
+    "/formula/",
+    "/rotation/",
+    "/conventions/",
+    "/precision/",
+    "/beyond/comparison/",
+    "/worked-examples/",
+    "/grids/rotary/",
+    "/reference/",
+]
+
+
+def test_pages_read_well_on_a_phone_and_a_laptop(server: str, browser: Browser) -> None:
+    """At 375 and 1280 px: no sideways scrolling and none of `tools.screen_checks`' reading
+    problems (tables squeezed or too wide, identifiers broken, a copy button on code, a gap
+    under a figure, a formula out of its line, an unnamed dialog, a small nav target).
+    ``tests/test_a11y.py`` runs the same checks on every page at every width."""
+    result = screens.check(
+        browser, server, READING_PAGES, widths=(375, 1280), axe_widths=(), schemes=("light",)
+    )
+    assert result.checks == 2 * len(READING_PAGES)
+    assert result.sideways == [], "\n".join(result.sideways)
+    assert result.layout == [], "\n".join(result.layout)
+
+
+def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> None:
+    """The checks are not blind: each problem, made on a real page, is reported."""
+    with watched_page(browser, server, viewport={"width": 375, "height": 800}) as watched:
+        page = watched[0]
+        page.goto(server + "formula/", wait_until="load")
+        page.wait_for_selector("article pre > .md-code__nav")
+        assert page.evaluate(screens._LAYOUT, 375) == []
+        page.evaluate(
+            """() => {
+              const article = document.querySelector('article');
+              article.insertAdjacentHTML('beforeend', '<table><tbody><tr><td>a</td>'
+                + '<td style="height: 300px">tall</td></tr><tr><td style="width: 3em">'
+                + '<code style="word-break: break-all">tensor2tensor</code></td></tr>'
+                + '</tbody></table>'
+                + '<table style="display: table; overflow: visible"><tbody><tr>'
+                + '<td style="white-space: nowrap">' + 'wide '.repeat(200)
+                + '</td></tr></tbody></table>');
+              const code = document.querySelector('article pre > code');
+              code.style.borderRight = '0';
+              code.insertAdjacentText('afterbegin', 'a_long_line_'.repeat(20) + '\\n');
+              document.querySelector('article figcaption').style.marginTop = '60px';
+              const formula = document.querySelector('article p span.arithmatex');
+              formula.style.cssText = 'display: inline-block; width: 600px';
+              document.querySelector('.md-search').removeAttribute('aria-label');
+              const link = document.querySelector('.md-nav__link');
+              link.style.cssText = 'min-height: 0; height: 12px; padding: 0; overflow: hidden';
+            }"""
+        )
+        found = "\n".join(page.evaluate(screens._LAYOUT, 375))
+    for problem in (
+        "table row 3",
+        "identifier broken in a table",
+        "table wider than its column",
+        "copy button covers the text",
+        "px under its figure",
+        "inline formula leaves its line",
+        "a dialog with no name",
+        "navigation target",
+    ):
+        assert problem in found, (problem, found)

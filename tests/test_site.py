@@ -59,6 +59,8 @@ def test_every_figure_is_in_the_site_in_both_variants(site: SiteBuild) -> None:
         name = figures.figure_name(script)
         for variant in figures.VARIANTS:
             assert list((site.directory / "figures").glob(f"{name}-{variant}.*")), name
+            # and the drawing that narrow screens get (see scripts/_figstyle.py)
+            assert (site.directory / "figures" / f"{name}-{variant}{figures.PHONE}.svg").is_file()
 
 
 def test_pages_show_snippet_table_and_figure(site: SiteBuild) -> None:
@@ -235,6 +237,8 @@ def test_the_link_checker_catches_broken_links(tmp_path: Path, site: SiteBuild) 
     config.write_text(
         f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nhooks: [{ROOT / 'sitegen/hooks.py'}]\n"
         "nav:\n  - index.md\n  - other.md\nextra_javascript: []\nextra_css: []\nwatch: []\n"
+        # The theme's overrides are found from the configuration file's folder.
+        f"theme:\n  custom_dir: {ROOT / 'overrides'}\n"
     )
     # The session's figure cache: the figures are already drawn, none is redrawn here.
     log = mkdocs_build(
@@ -263,7 +267,7 @@ def test_figure_scripts_are_reproducible(site: SiteBuild, figure_reruns: dict[st
     """Every figure script, run again in a new process, draws the same bytes as in the build."""
     built = relative_files(site.directory / "figures")
     drawn = {name: path for name, path in figure_reruns.items() if not name.endswith("-alt.txt")}
-    assert len(drawn) == 2 * len(figures.figure_scripts())
+    assert len(drawn) == 4 * len(figures.figure_scripts())  # light, dark, each for phones too
     changed = [
         name for name, path in drawn.items() if path.read_bytes() != built[name].read_bytes()
     ]
@@ -275,7 +279,7 @@ def test_figures_are_small(site: SiteBuild) -> None:
     import gzip
 
     images = [p for p in (site.directory / "figures").iterdir() if p.suffix in (".svg", ".png")]
-    assert len(images) == 2 * len(figures.figure_scripts())
+    assert len(images) == 4 * len(figures.figure_scripts())  # light, dark, each for phones too
     for image in images:
         data = image.read_bytes()
         sent = len(gzip.compress(data, 9)) if image.suffix == ".svg" else len(data)
@@ -297,14 +301,17 @@ def test_no_page_repeats_an_id(site: SiteBuild) -> None:
 
 
 def test_every_image_has_its_size(site: SiteBuild) -> None:
-    """Each <img> says its width and height (no layout shift while it loads), as its file does."""
+    """Each <img> says its width and height (no layout shift while it loads), as its file does;
+    so does each <source> that gives a phone its own drawing of a figure."""
+    sources = 0
     for page in site.directory.rglob("*.html"):
-        for tag in re.findall(r"<img\b[^>]*>", page.read_text(encoding="utf-8")):
+        for tag in re.findall(r"<(?:img|source)\b[^>]*>", page.read_text(encoding="utf-8")):
             width, height = re.search(r'\swidth="(\d+)"', tag), re.search(r'\sheight="(\d+)"', tag)
             where = (page.relative_to(site.directory).as_posix(), tag[:120])
             assert width, where
             assert height, where
-            name = re.search(r'src="[^"]*figures/([^"#]+)', tag)
+            sources += tag.startswith("<source")
+            name = re.search(r'(?:src|srcset)="[^"]*figures/([^"#]+)', tag)
             if name:
                 svg = (site.directory / "figures" / name[1]).read_text(encoding="utf-8")
                 box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
@@ -312,3 +319,4 @@ def test_every_image_has_its_size(site: SiteBuild) -> None:
                 # matplotlib's viewBox is in points; the attributes are CSS pixels (4/3 pt).
                 expected = (round(float(box[1]) * 4 / 3), round(float(box[2]) * 4 / 3))
                 assert (int(width[1]), int(height[1])) == expected, tag[:120]
+    assert sources >= 2 * len(figures.figure_scripts())

@@ -1,9 +1,12 @@
-"""Every page of the built site on every screen: sideways scrolling and axe-core.
+"""Every page of the built site on every screen: sideways scrolling, reading, axe-core.
 
 Used by ``tests/test_a11y.py`` (in ``make test``) and ``tools/screens.py``
 (``make screens``). One browser context per colour scheme; each page is loaded
 once per scheme and then resized through the widths, so the whole site is
-checked in a few dozen page loads. axe-core is the ``axe.min.js`` shipped in
+checked in a few dozen page loads. At each width `_LAYOUT` reports what makes
+a page read badly there (squeezed or overwide tables, broken identifiers, a
+copy button on code, a gap under a figure, a formula out of its line, an
+unnamed dialog, a navigation target under 24 px). axe-core is the ``axe.min.js`` shipped in
 the ``axe-playwright-python`` wheel on PyPI (nothing from a CDN), run with the
 WCAG 2.0/2.1 A and AA rules.
 
@@ -71,6 +74,118 @@ _STRAY_PERMALINKS = """() => [...document.querySelectorAll(
   return mark.top >= words.bottom - 1 ? [h.tagName.toLowerCase() + ' "'
     + h.textContent.replace(/\\s+/g, ' ').trim().slice(0, 40) + '"'] : [];
 })"""
+
+
+# How the page reads at this width (the window's width is passed in): each
+# problem as one line. A phone (up to 480 px) gets no table row taller than
+# 200 px (a table of prose shows its rows as cards there); an identifier in a
+# table is never broken inside a word; a table wider than its column sits in
+# a box that scrolls, with its hint; a copy button covers no text of its
+# block; a caption sits under its figure; an inline formula stays inside its
+# paragraph; a dialog has a name; a link or button of the navigation is at
+# least 24 px tall and wide (WCAG 2.2's target size).
+_LAYOUT = """(width) => {
+  const out = [];
+  const shown = (e) => e.checkVisibility({checkVisibilityCSS: true})
+    && e.getBoundingClientRect().width > 0;
+  const name = (e) => '"' + (e.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 40) + '"';
+  const overlaps = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
+    && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  for (const table of document.querySelectorAll('article table:not([class])')) {
+    if (!shown(table)) continue;
+    const row = table.querySelector('tbody tr');
+    const cards = table.matches('[data-pe-stack]') && row
+      && getComputedStyle(row).display === 'block';
+    if (width <= 480 && cards) {
+      // A row shown as a card: each cell as wide as the card, its name in it.
+      for (const cell of table.querySelectorAll('td')) {
+        const narrow = cell.getBoundingClientRect().width
+          < 0.8 * table.getBoundingClientRect().width;
+        if (shown(cell) && narrow) out.push('table cell squeezed in a card: ' + name(cell));
+      }
+    } else if (width <= 480) {
+      for (const row of table.querySelectorAll('tr')) {
+        const h = row.getBoundingClientRect().height;
+        if (h > 200) out.push('table row ' + Math.round(h) + ' px tall: ' + name(row));
+      }
+    }
+    // An identifier (no space) is whole, or broken only after a dot or a slash.
+    for (const code of table.querySelectorAll('code')) {
+      if (/\\s/.test(code.textContent.trim()) || code.getClientRects().length < 2) continue;
+      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      const range = document.createRange();
+      let top = null, before = '', bad = false;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let i = 0; i < node.length; i++) {
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const r = range.getBoundingClientRect();
+          if (top !== null && r.top > top + 2 && !'./'.includes(before)) bad = true;
+          if (r.width > 0) top = r.top;
+          before = node.data[i];
+        }
+      }
+      if (bad) out.push('identifier broken in a table: ' + name(code));
+    }
+    // Wider than the column: the table scrolls in its box (itself, or the
+    // theme's wrapper), which is marked and has its hint (scroll-regions.js).
+    const box = table.closest('.md-typeset__scrollwrap') || table;
+    const column = table.closest('article').getBoundingClientRect();
+    const wide = table.getBoundingClientRect().width > column.width + 1
+      || box.scrollWidth > box.clientWidth + 1;
+    const scrolls = box.matches('[data-pe-scrolls]') && box.scrollWidth > box.clientWidth + 1
+      && box.previousElementSibling && box.previousElementSibling.matches('.pe-scroll-hint');
+    if (wide && !scrolls) out.push('table wider than its column, with no scroll box and hint: '
+      + name(table.querySelector('th') || table));
+  }
+  for (const button of document.querySelectorAll('article pre > .md-code__nav')) {
+    const code = button.parentElement.querySelector(':scope > code');
+    if (!code || !shown(button)) continue;
+    // The text shows inside the code's padding box (what lies beyond it scrolls).
+    const b = button.getBoundingClientRect(), box = code.getBoundingClientRect();
+    const left = box.left + code.clientLeft, right = left + code.clientWidth;
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const hit = [...range.getClientRects()].some(r => r.width > 0.5 && overlaps(
+      {left: Math.max(r.left, left), right: Math.min(r.right, right), top: r.top, bottom: r.bottom},
+      b));
+    if (hit) out.push('copy button covers the text of ' + name(code));
+  }
+  for (const caption of document.querySelectorAll('article figure > figcaption')) {
+    const images = [...caption.parentElement.querySelectorAll('img')].filter(shown);
+    if (!images.length) continue;
+    const gap = caption.getBoundingClientRect().top
+      - Math.max(...images.map(i => i.getBoundingClientRect().bottom));
+    if (gap > 16) out.push('caption ' + Math.round(gap) + ' px under its figure: ' + name(caption));
+  }
+  for (const formula of document.querySelectorAll('article span.arithmatex')) {
+    const block = formula.closest('p, li, td, dd, figcaption, div');
+    if (!block || !shown(formula)) continue;
+    const line = block.getBoundingClientRect();
+    const out_of = [...formula.getClientRects()].some(r => r.right > line.right + 1
+      || r.left < line.left - 1);
+    const hidden = [formula, ...formula.querySelectorAll('.katex, .katex-html')].some(e =>
+      e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible');
+    if (out_of || hidden) out.push('inline formula leaves its line: ' + name(formula));
+  }
+  for (const dialog of document.querySelectorAll('[role=dialog]')) {
+    const named = (dialog.getAttribute('aria-label') || '').trim()
+      || (dialog.getAttribute('aria-labelledby') || '').trim();
+    if (!named) out.push('a dialog with no name: ' + dialog.className);
+  }
+  for (const target of document.querySelectorAll('.md-nav a, .md-nav label, .md-header a, '
+      + '.md-header label, .md-tabs a, .md-footer a')) {
+    // A link inside a sentence (the footer's credits) is exempt, as WCAG says.
+    const style = getComputedStyle(target);
+    if (!shown(target) || style.visibility === 'hidden' || style.display === 'inline') continue;
+    const r = target.getBoundingClientRect();
+    if (r.height < 23.5 || r.width < 23.5) {
+      out.push('navigation target ' + Math.round(r.width) + ' x ' + Math.round(r.height)
+        + ' px: ' + name(target) + (target.getAttribute('aria-label') || ''));
+    }
+  }
+  return out;
+}"""
 
 
 # Formulas drawn in a colour, or on a background, of their own (see the module
@@ -169,6 +284,7 @@ class Result:
     checks: int = 0
     sideways: list[str] = field(default_factory=list)
     stray_permalinks: list[str] = field(default_factory=list)
+    layout: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     violation_nodes: int = 0
     axe_runs: int = 0
@@ -276,6 +392,10 @@ def check(
                         result.stray_permalinks.append(
                             f"{path} {width}px {scheme}: a heading ends in a blank line ({stray})"
                         )
+                    result.layout += [
+                        f"{path} {width}px {scheme}: {problem}"
+                        for problem in page.evaluate(_LAYOUT, width)
+                    ]
                     if width in axe_widths:
                         disabled = set((skip_axe or {}).get(path, set()))
                         # Contrast only for text drawn unlike any checked before.
@@ -329,6 +449,7 @@ def check_each_scheme_apart(
         total.checks += part.checks
         total.sideways += part.sideways
         total.stray_permalinks += part.stray_permalinks
+        total.layout += part.layout
         total.violations += part.violations
         total.violation_nodes += part.violation_nodes
         total.axe_runs += part.axe_runs

@@ -117,12 +117,13 @@ def main() -> int:
         seconds = time.perf_counter() - start
         phone = math_on_a_phone(browser, base)
         browser.close()
-    for line in result.sideways + result.stray_permalinks + result.violations:
+    for line in result.sideways + result.stray_permalinks + result.layout + result.violations:
         print(line)
     views = f"{len(paths)} pages x {len(screens.WIDTHS)} widths x {len(screens.SCHEMES)} schemes"
     print(f"page views checked: {result.checks} ({views}), in {seconds:.0f} s")
     print(f"page views that scroll sideways: {len(result.sideways)}")
     print(f"page views with a heading ending in a blank line: {len(result.stray_permalinks)}")
+    print(f"reading problems (tables, figures, code, math, targets): {len(result.layout)}")
     print(
         f"axe-core WCAG 2.1 AA violations: {result.violation_nodes} "
         f"(in {result.axe_runs} runs at {', '.join(map(str, screens.AXE_WIDTHS))} px)"
@@ -134,6 +135,7 @@ def main() -> int:
     met = (
         not result.sideways
         and not result.stray_permalinks
+        and not result.layout
         and not result.violations
         and phone["math_s"] <= MATH_TARGET_S
     )
@@ -147,6 +149,7 @@ def main() -> int:
             "page_views": result.checks,
             "sideways": len(result.sideways),
             "stray_permalinks": len(result.stray_permalinks),
+            "layout_problems": len(result.layout),
             "axe_runs": result.axe_runs,
             "axe_violations": result.violation_nodes,
             "phone": PHONE,

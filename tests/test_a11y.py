@@ -2,11 +2,15 @@
 
 Each page is loaded once per colour scheme in one browser and resized through
 320, 375, 768 and 1280 px; axe-core (WCAG 2.1 A and AA rules, from the
-axe-playwright-python wheel) runs at 375 and 1280 px. See `tools.screen_checks`.
+axe-playwright-python wheel) runs at 375 and 1280 px: every rule in the light
+scheme, the rules that read colours in the dark one (the others cannot change
+with the scheme). Two halves of the pages run side by side. See
+`tools.screen_checks`.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -31,10 +35,8 @@ def test_no_page_scrolls_sideways_and_axe_finds_nothing(
     paths = screens.site_pages(site.directory)
     assert len(paths) >= 20
     start = time.perf_counter()
-    # The light and the dark pass run side by side, one browser each (two cores).
-    result = screens.check_each_scheme_apart(
-        tools.local_site.launch, server, paths, skip_axe=SKIP_AXE
-    )
+    # Two halves of the pages side by side, one browser each (two cores).
+    result = screens.check_side_by_side(tools.local_site.launch, server, paths, skip_axe=SKIP_AXE)
     seconds = time.perf_counter() - start
     assert result.loads == len(paths) * len(screens.SCHEMES)
     assert result.checks == result.loads * len(screens.WIDTHS)
@@ -148,3 +150,34 @@ def test_contrast_is_checked_once_per_look_across_pages(server: str, browser: Br
     assert contrast[1].startswith("/rotation/ 1280px"), contrast
     assert " x1:" in contrast[1], contrast
     assert result.contrast_checked > 0
+
+
+def test_the_second_scheme_checks_colours_and_the_first_everything(
+    server: str, browser: Browser
+) -> None:
+    """Text faint only in the dark scheme is caught there; an unnamed image once, in light."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(server + "formula/", wait_until="load")
+    page.evaluate(
+        "() => { const s = document.createElement('style');"
+        " s.textContent = '[data-md-color-scheme=slate] .pe-dark { color: #3a3a3a }';"
+        " document.head.append(s); const p = document.createElement('p');"
+        " p.className = 'pe-dark'; p.textContent = 'faint in the dark';"
+        " const i = document.createElement('img'); i.src = 'data:image/gif;base64,"
+        "R0lGODlhAQABAAAAACw=';"
+        " document.querySelector('article').append(p, i); }"
+    )
+    html = page.content()
+    context.close()
+    result = screens.check(
+        browser,
+        server,
+        ["/formula/"],
+        widths=(1280,),
+        axe_widths=(1280,),
+        replace={"/formula/": html},
+        every_rule_in=("light",),
+    )
+    found = sorted(re.sub(r"^\S+ \S+ (\w+): ([\w-]+) .*", r"\2 \1", v) for v in result.violations)
+    assert found == ["color-contrast dark", "image-alt light"], result.violations

@@ -37,6 +37,10 @@ WIDTHS = (320, 375, 768, 1280)
 AXE_WIDTHS = (375, 1280)
 SCHEMES = ("light", "dark")
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+# The rules of those tags that read colours: the only ones whose answer can
+# change with the colour scheme (the others read the page's elements, names,
+# roles and layout, which a scheme does not change).
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 HEIGHT = 800
 
 # Elements wider than the window, outside any box that scrolls by itself: what
@@ -303,22 +307,28 @@ def _scheme(page: Any, scheme: str) -> None:
     )
 
 
-def _axe(page: Any, disabled: set[str], *, recheck: bool = False) -> Any:
+def _axe(
+    page: Any, disabled: set[str], *, recheck: bool = False, colours_only: bool = False
+) -> Any:
     """Run axe's WCAG rules on the page; with `recheck`, colour contrast only on marked text.
 
     With `recheck`, the colour-contrast rule looks only at the elements that
     `_MARK_UNSEEN` marked (``data-pe-recheck``), in the same run as every other rule.
+    With `colours_only`, only the rules that read colours (`COLOUR_RULES`) run.
     KaTeX's drawn boxes are left out (see the module docstring). Returns
     ``[rule, node count, up to three examples]`` for each violation.
     """
     return page.evaluate(
-        """async ([tags, disabled, recheck]) => {
+        """async ([tags, disabled, recheck, colours]) => {
           const rules = Object.fromEntries(disabled.map(r => [r, {enabled: false}]));
           const only = {id: 'color-contrast', selector: '[data-pe-recheck]'};
+          const runOnly = colours
+            ? {type: 'rule', values: colours.filter(r => !disabled.includes(r))}
+            : {type: 'tag', values: tags};
           if (recheck) axe.configure({rules: [only]});
           try {
             const r = await axe.run({exclude: [['.katex-html']]},
-              {runOnly: {type: 'tag', values: tags}, rules, resultTypes: ['violations']});
+              {runOnly, rules, resultTypes: ['violations']});
             return r.violations.map(v => [v.id, v.nodes.length,
               v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': '
                 + (n.failureSummary || '').split('\\n').slice(1, 2).join(''))]);
@@ -326,7 +336,7 @@ def _axe(page: Any, disabled: set[str], *, recheck: bool = False) -> Any:
             if (recheck) axe.reset();
           }
         }""",
-        [AXE_TAGS, sorted(disabled), recheck],
+        [AXE_TAGS, sorted(disabled), recheck, COLOUR_RULES if colours_only else None],
     )
 
 
@@ -340,15 +350,20 @@ def check(
     schemes: Iterable[str] = SCHEMES,
     skip_axe: dict[str, set[str]] | None = None,
     replace: dict[str, str] | None = None,
+    every_rule_in: Iterable[str] | None = None,
 ) -> Result:
     """Load every page in every scheme, resize it through `widths`, run axe at `axe_widths`.
 
     `skip_axe` maps a page path to axe rule ids not run there (none by default);
     `replace` maps a page path to HTML served there instead (to test the check).
+    `every_rule_in` names the schemes where axe runs every rule (all, by default);
+    in the others it runs only `COLOUR_RULES`, the rules a scheme can change.
     """
     axe = axe_script()
     result = Result()
     widths, axe_widths, paths = list(widths), set(axe_widths), list(paths)
+    schemes = list(schemes)
+    every_rule = set(schemes if every_rule_in is None else every_rule_in)
     for scheme in schemes:
         context = browser.new_context(
             viewport={"width": max(widths), "height": HEIGHT}, color_scheme=scheme
@@ -400,7 +415,9 @@ def check(
                         disabled = set((skip_axe or {}).get(path, set()))
                         # Contrast only for text drawn unlike any checked before.
                         fresh = page.evaluate(_MARK_UNSEEN, sorted(seen))
-                        found = _axe(page, disabled, recheck=True)
+                        found = _axe(
+                            page, disabled, recheck=True, colours_only=scheme not in every_rule
+                        )
                         seen.update(fresh)
                         result.contrast_checked += len(fresh)
                         result.axe_runs += 1
@@ -414,7 +431,7 @@ def check(
     return result
 
 
-def check_each_scheme_apart(
+def check_side_by_side(
     launch: Callable[[Any], Any],
     base: str,
     paths: Iterable[str],
@@ -422,27 +439,33 @@ def check_each_scheme_apart(
     schemes: Iterable[str] = SCHEMES,
     **options: Any,
 ) -> Result:
-    """Run `check` for each colour scheme at once, each in its own browser and thread.
+    """Run `check` on two halves of `paths` at once, each in its own browser and thread.
 
     `launch` takes a Playwright instance and returns a browser. Each thread starts
-    its own Playwright (its API is not shared between threads), so the schemes
+    its own Playwright (its API is not shared between threads), so the halves
     run side by side on a machine with two cores; the results are added up.
+    Each page is checked in every scheme; axe's rules that read only elements,
+    names, roles and layout run in the first scheme, and the rules that read
+    colours (`COLOUR_RULES`) in every scheme, so each rule's answer is got once
+    wherever a scheme cannot change it.
     """
     from playwright.sync_api import sync_playwright
 
-    paths = list(paths)
+    paths, schemes = list(paths), list(schemes)
+    halves = [paths[0::2], paths[1::2]]
 
-    def one(scheme: str) -> Result:
+    def one(half: list[str]) -> Result:
         with sync_playwright() as playwright:
             browser = launch(playwright)
             try:
-                return check(browser, base, paths, schemes=(scheme,), **options)
+                return check(
+                    browser, base, half, schemes=schemes, every_rule_in=schemes[:1], **options
+                )
             finally:
                 browser.close()
 
-    schemes = list(schemes)
-    with ThreadPoolExecutor(max_workers=len(schemes)) as pool:
-        parts = list(pool.map(one, schemes))
+    with ThreadPoolExecutor(max_workers=len(halves)) as pool:
+        parts = list(pool.map(one, [half for half in halves if half]))
     total = Result()
     for part in parts:
         total.loads += part.loads

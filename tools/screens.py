@@ -113,7 +113,7 @@ def main() -> int:
     with local_site.served(site, _Gzip) as base, sync_playwright() as playwright:
         browser = local_site.launch(playwright)
         start = time.perf_counter()
-        result = screens.check_each_scheme_apart(local_site.launch, base, paths)
+        result = screens.check_side_by_side(local_site.launch, base, paths)
         seconds = time.perf_counter() - start
         phone = math_on_a_phone(browser, base)
         browser.close()

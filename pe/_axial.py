@@ -318,7 +318,7 @@ grid_rope_presets: dict[str, GridRopePreset] = {
         library="timm",
         checked_against=(
             "RotaryEmbeddingCat (in_pixels=False) and apply_rot_embed_cat, loaded without "
-            "timm/__init__.py"
+            "timm's package initialiser"
         ),
     ),
     "qwen2-vl-vision": GridRopePreset(

@@ -55,7 +55,9 @@ def mean_cosine(distances: np.ndarray, dim: int, base: float) -> np.ndarray:
 
 
 def draw(theme: Theme) -> Figure:
-    figure, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.6), layout="constrained")
+    # On a phone the panels are stacked, each as wide as the column.
+    shape, size = ((2, 1), (4.0, 7.6)) if theme.phone else ((1, 2), (7.2, 3.6))
+    figure, (left, right) = plt.subplots(*shape, figsize=size, layout="constrained")
     styles = ("-", "--", "-.", ":", "-")
     for (name, dim, base), colour, style in zip(SETTINGS, theme.series, styles, strict=False):
         bound = pe.rope_decay_bound(DISTANCES, dim, base)
@@ -72,7 +74,7 @@ def draw(theme: Theme) -> Figure:
     left.set_title("(a) the upper bound")
     right.set_ylabel("mean over pairs of cos(r θ_i)")
     right.set_title("(b) B_r / (d/2), Men et al.")
-    figure.legend(loc="outside lower center", ncols=2, fontsize=8)
+    figure.legend(loc="outside lower center", ncols=1 if theme.phone else 2, fontsize=8)
     return figure
 
 

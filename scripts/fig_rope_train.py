@@ -38,7 +38,9 @@ def series(variant: str, key: str) -> tuple[list[float], list[float], list[float
 
 
 def draw(theme: Theme) -> Figure:
-    figure, (accuracy, loss) = plt.subplots(1, 2, figsize=(7.6, 5.2), layout="constrained")
+    # On a phone the panels are stacked, each as wide as the column.
+    shape, size = ((2, 1), (4.0, 8.8)) if theme.phone else ((1, 2), (7.6, 5.2))
+    figure, (accuracy, loss) = plt.subplots(*shape, figsize=size, layout="constrained")
     colours = dict(zip(RULES, theme.series, strict=True))
     for panel, key in ((accuracy, "passkey_accuracy"), (loss, "loss")):
         for variant in VARIANTS:
@@ -68,7 +70,9 @@ def draw(theme: Theme) -> Figure:
         TRAIN * 1.04, loss.get_ylim()[1], "trained length", color=theme.muted, fontsize=8, va="top"
     )
     handles, labels = accuracy.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8)
+    figure.legend(
+        handles, labels, loc="outside lower center", ncols=1 if theme.phone else 3, fontsize=8
+    )
     return figure
 
 

@@ -37,6 +37,7 @@ import logging
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -85,8 +86,8 @@ def note(module: str, *, html: bool, text: bool) -> str:
         f"This output is computed with {library}, which `make serve` did not install; "
         "`make build` or `make test` installs everything and shows it."
     )
-    if text:
-        return message.replace("`", "") + "\n"
+    if text:  # in a block of output: lines that fit the column, no sideways scrolling
+        return textwrap.fill(message.replace("`", ""), width=60) + "\n"
     if html:
         body = re.sub(r"`([^`]+)`", r"<code>\1</code>", message)
         return (

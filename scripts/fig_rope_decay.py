@@ -44,7 +44,7 @@ SETTINGS = (
     ),
 )
 # Distances 1 .. 2^20, about 120 per decade, as integers.
-DISTANCES = np.unique(np.round(np.logspace(0, 20 * np.log10(2), 720)).astype(np.int64))
+DISTANCES = np.unique(np.round(np.logspace(0, 20 * np.log10(2), 480)).astype(np.int64))
 
 
 def mean_cosine(distances: np.ndarray, dim: int, base: float) -> np.ndarray:

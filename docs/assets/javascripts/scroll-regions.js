@@ -22,28 +22,35 @@
     return "Table" + (first ? " (" + first + ", …)" : "") + ", scrolls sideways";
   }
 
+  // Any overflow makes the box a region that scrolls, focusable from the
+  // keyboard (axe's scrollable-region-focusable counts a single pixel); the
+  // hint is shown only past a pixel of rounding.
   function mark(box) {
-    var wide = box.scrollWidth > box.clientWidth + 1;
+    var over = box.scrollWidth - box.clientWidth;
     var marked = box.hasAttribute("data-pe-scrolls");
-    if (wide && !marked) {
+    if (over > 0 && !marked) {
       box.setAttribute("data-pe-scrolls", "");
       box.setAttribute("tabindex", "0");
       box.setAttribute("role", "region");
       box.setAttribute("aria-label", label(box));
-      if (!box.matches("span")) {
-        var hint = document.createElement("p");
-        hint.className = "pe-scroll-hint";
-        hint.setAttribute("aria-hidden", "true");
-        hint.textContent = HINT;
-        box.parentNode.insertBefore(hint, box);
-        hints.set(box, hint);
-      }
-    } else if (!wide && marked) {
+    } else if (over <= 0 && marked) {
       unmark(box);
+      return;
+    }
+    var hint = hints.get(box);
+    if (over > 1 && !hint && !box.matches("span")) {
+      hint = document.createElement("p");
+      hint.className = "pe-scroll-hint";
+      hint.setAttribute("aria-hidden", "true");
+      hint.textContent = HINT;
+      box.parentNode.insertBefore(hint, box);
+      hints.set(box, hint);
+    } else if (over <= 1 && hint) {
+      hint.remove();
+      hints.delete(box);
     }
   }
 
-  // Each box's hint, so that it goes with the box wherever the box has moved.
   var hints = new WeakMap();
 
   function unmark(box) {

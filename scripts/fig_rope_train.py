@@ -9,19 +9,11 @@ import matplotlib.pyplot as plt
 from _figstyle import Theme, save_variants
 from matplotlib.figure import Figure
 
+from benchmarks.rope_train_names import FINETUNE_SUFFIX as FINETUNED
+from benchmarks.rope_train_names import RULES, VARIANTS, variant_name
+
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks/results/rope_train.json"
 DATA = json.loads(RESULTS.read_text())
-RULES = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
-LABELS = {
-    "none": "no scaling",
-    "linear": "position interpolation",
-    "ntk": "static NTK-aware",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "llama3",
-}
-FINETUNED = "+finetune"
-VARIANTS = (*RULES, *(rule + FINETUNED for rule in ("none", "linear", "yarn")))
 MARKERS = {"none": "x", "linear": "o", "ntk": "s", "dynamic": "^", "yarn": "D", "llama3": "v"}
 LENGTHS = DATA["settings"]["lengths"]
 TRAIN = DATA["settings"]["train_length"]
@@ -56,7 +48,7 @@ def draw(theme: Theme) -> Figure:
                 color=colours[rule],
                 ls="--" if tuned else "-",
                 lw=1.4,
-                label=LABELS[rule] + (", fine-tuned" if tuned else ""),
+                label=variant_name(variant),
             )
         panel.axvline(TRAIN, color=theme.muted, ls=":", lw=1)
         panel.set_xscale("log", base=2)
@@ -79,9 +71,7 @@ def draw(theme: Theme) -> Figure:
 def _describe(variant: str) -> str:
     accuracy = series(variant, "passkey_accuracy")[0]
     loss = series(variant, "loss")[0]
-    name = LABELS[variant.removesuffix(FINETUNED)] + (
-        " fine-tuned" if variant.endswith(FINETUNED) else ""
-    )
+    name = variant_name(variant)
     return (
         f"{name}: accuracy {accuracy[0]:.2f} at {LENGTHS[0]} and {accuracy[-1]:.2f} at "
         f"{LENGTHS[-1]}, loss {loss[0]:.2f} and {loss[-1]:.2f}."

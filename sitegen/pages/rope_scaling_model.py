@@ -10,24 +10,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from benchmarks.rope_train_names import (
+    FINETUNE_SUFFIX,
+    FINETUNED_RULES,
+    RULES,
+    VARIANTS,
+    variant_name,
+)
 from sitegen.markdown import table
 from sitegen.results import provenance as _provenance
 from sitegen.results import result as _result
 
-#: The variants in the order the page shows them, with their names on the page.
-LABELS = {
-    "none": "no scaling",
-    "linear": "position interpolation",
-    "ntk": "static NTK-aware",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "llama3",
-    "none+finetune": "no scaling, fine-tuned",
-    "linear+finetune": "position interpolation, fine-tuned",
-    "yarn+finetune": "YaRN, fine-tuned",
-}
-ZERO_SHOT = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
-FINETUNED = ("none+finetune", "linear+finetune", "yarn+finetune")
+#: The variants in the order the page shows them, with their names on the page
+#: (one home with the figure's: `benchmarks.rope_train_names`).
+LABELS = {variant: variant_name(variant) for variant in VARIANTS}
+ZERO_SHOT = RULES
+FINETUNED = tuple(rule + FINETUNE_SUFFIX for rule in FINETUNED_RULES)
 
 
 def _data() -> dict[str, Any]:

@@ -55,6 +55,8 @@ def draw(theme: Theme) -> Figure:
     far.set_title(f"d = {FAR_D}, offsets 1 to {FAR:,} (log scale):{gap}below zero, then back up")
     far.set_xlabel("offset k")
     near.legend(loc="upper right")
+    if theme.phone:  # room above the ripples for the legend on the shorter panel
+        near.set_ylim(top=1.3)
     far.legend(loc="upper right")
     return figure
 

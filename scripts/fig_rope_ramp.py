@@ -29,14 +29,18 @@ def draw(theme: Theme) -> Figure:
     # Side by side; stacked on a phone.
     shape, size = ((2, 1), (4.0, 6.4)) if theme.phone else ((1, 2), (7.2, 3.4))
     figure, (left, right) = plt.subplots(*shape, figsize=size, layout="constrained")
+    slowest = 1.0
     for (name, head_dim, base, scaling), colour in zip(CASES, theme.series, strict=False):
         plain = pe.rope_frequencies(head_dim, base=base).frequencies
         scaled = pe.rope_frequencies(head_dim, base=base, scaling=scaling).frequencies
         left.plot(np.arange(plain.size), plain / scaled, color=colour, lw=1.8, label=name)
+        slowest = max(slowest, float(np.max(plain / scaled)))
     left.set_xlabel("pair index i")
     left.set_ylabel("slow-down θ / θ′")
     left.set_title("the ramp (fast pairs kept)", color=theme.text)
     left.grid(True, axis="y")
+    # Room above the slowest pair for the legend, which would cover the ramp beside it.
+    left.set_ylim(0.5, slowest * (1.4 if theme.phone else 1.3))
     left.legend(loc="upper left", fontsize="small")
     factors = np.geomspace(1, 64, 200)
     yarn = 0.1 * np.log(factors) + 1

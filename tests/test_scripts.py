@@ -101,9 +101,12 @@ def legend_overlaps(figure: Any) -> list[str]:
                         for path in artist.get_paths()
                     ):
                         found.append(f"legend covers {name}")
-                elif isinstance(artist, Text) and artist.get_text():
-                    if artist.get_window_extent(renderer).overlaps(inside):
-                        found.append(f"legend covers text {artist.get_text()!r}")
+                elif (
+                    isinstance(artist, Text)
+                    and artist.get_text()
+                    and artist.get_window_extent(renderer).overlaps(inside)
+                ):
+                    found.append(f"legend covers text {artist.get_text()!r}")
     boxes = [legend.get_window_extent(renderer) for legend, _ in legends]
     for i, first in enumerate(boxes):
         found += [f"legends {i} and {j} overlap" for j in range(i) if first.overlaps(boxes[j])]
@@ -124,7 +127,8 @@ def test_legends_cover_no_data(script: Path, phone: bool, monkeypatch: pytest.Mo
     monkeypatch.syspath_prepend(str(script.parent))
     monkeypatch.syspath_prepend(str(script.parents[1]))
     spec = importlib.util.spec_from_file_location(script.stem, script)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     style = module._figstyle if hasattr(module, "_figstyle") else __import__("_figstyle")

@@ -141,7 +141,9 @@ class InstallPage(Preprocessor):
 _TABLE = re.compile(r"<table>(.*?)</table>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _WORD_CODE = re.compile(r"<code>([^<\s]+)</code>")
+_SPACED_CODE = re.compile(r"<code>([^<]*\s[^<]*)</code>")
 PROSE_WORDS = 4  # a cell of this many words or more is prose
+LONG_WORD = 24  # an identifier longer than this may break, after a dot, slash or underscore
 
 
 def _plain(html: str) -> str:
@@ -150,19 +152,47 @@ def _plain(html: str) -> str:
     return " ".join(text.split())
 
 
+def _break_points(word: str) -> str:
+    """Let a long identifier break after a dot or a slash; a part still long, after ``_``.
+
+    >>> _break_points("diffusers.models.get_timestep_embedding")
+    'diffusers.<wbr>models.<wbr>get_timestep_embedding'
+    >>> _break_points("original_max_position_embeddings")
+    'original_<wbr>max_<wbr>position_<wbr>embeddings'
+    >>> _break_points("UNet2DConditionModel")
+    'UNet2DConditionModel'
+    """
+    if len(word) <= LONG_WORD:
+        return word
+    parts = re.split(r"(?<=[./])(?=\w)", word)
+    parts = [
+        re.sub(r"(?<=_)(?=[^\W_])", "<wbr>", part) if len(part) > LONG_WORD else part
+        for part in parts
+    ]
+    return "<wbr>".join(parts)
+
+
 def _whole_word(match: re.Match[str]) -> str:
     """Keep an identifier (a code span with no space) whole in a table; see ``extra.css``.
 
     Never broken inside a word nor at a hyphen ("qwen2-vl-|vision"); a long
-    dotted or slashed path may break after a dot or a slash, and nowhere else.
+    dotted or slashed path may break after a dot or a slash, and a long part of
+    it after an underscore, and nowhere else.
 
     >>> _whole_word(_WORD_CODE.search("<code>diffusers.models.get_timestep_embedding</code>"))
     '<code class="pe-word">diffusers.<wbr>models.<wbr>get_timestep_embedding</code>'
     """
-    word = match[1]
-    if len(word) > 24:
-        word = re.sub(r"([./])(?=\w)", r"\1<wbr>", word)
-    return f'<code class="pe-word">{word}</code>'
+    return f'<code class="pe-word">{_break_points(match[1])}</code>'
+
+
+def _spaced_code(match: re.Match[str]) -> str:
+    """Let each long identifier of a code span with spaces break as `_whole_word` allows.
+
+    >>> _spaced_code(_SPACED_CODE.search("<code>a.b_c.WanTimeTextImageEmbedding.x (T)</code>"))
+    '<code>a.<wbr>b_c.<wbr>WanTimeTextImageEmbedding.<wbr>x (T)</code>'
+    """
+    words = re.split(r"(\s+)", match[1])
+    return "<code>" + "".join(_break_points(word) for word in words) + "</code>"
 
 
 _CELL_BOX = r'\1<div class="pe-cell">\2</div>\3'
@@ -208,7 +238,7 @@ def stack_prose_tables(text: str) -> str:
     """
 
     def stack(match: re.Match[str]) -> str:
-        body = _WORD_CODE.sub(_whole_word, match[1])
+        body = _SPACED_CODE.sub(_spaced_code, _WORD_CODE.sub(_whole_word, match[1]))
         table = f"<table>{body}</table>"
         names = [_plain(cell) for cell in re.findall(r"<th\b[^>]*>(.*?)</th>", body, re.S)]
         cells = re.findall(r"<td\b[^>]*>(.*?)</td>", body, re.S)

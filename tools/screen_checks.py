@@ -82,9 +82,10 @@ _STRAY_PERMALINKS = """() => [...document.querySelectorAll(
 
 # How the page reads at this width (the window's width is passed in): each
 # problem as one line. A phone (up to 480 px) gets no table row taller than
-# 200 px (a table of prose shows its rows as cards there); an identifier in a
-# table is never broken inside a word; a table wider than its column sits in
-# a box that scrolls, with its hint; a copy button covers no text of its
+# 200 px (a table of prose shows its rows as cards there), and nothing runs past
+# the edge of a card; an identifier in a table is never broken inside a word; a
+# table wider than its column sits in a box that scrolls, with its hint, and no
+# hint stands where nothing scrolls; a copy button covers no text of its
 # block; a caption sits under its figure; an inline formula stays inside its
 # paragraph; a dialog has a name; a link or button of the navigation is at
 # least 24 px tall and wide (WCAG 2.2's target size).
@@ -106,6 +107,10 @@ _LAYOUT = """(width) => {
         const narrow = cell.getBoundingClientRect().width
           < 0.8 * table.getBoundingClientRect().width;
         if (shown(cell) && narrow) out.push('table cell squeezed in a card: ' + name(cell));
+        // Nothing in a card runs past its edge (a card never scrolls).
+        if (shown(cell) && cell.scrollWidth > cell.clientWidth + 1) {
+          out.push('text runs past its card: ' + name(cell));
+        }
       }
     } else if (width <= 480) {
       for (const row of table.querySelectorAll('tr')) {
@@ -113,9 +118,10 @@ _LAYOUT = """(width) => {
         if (h > 200) out.push('table row ' + Math.round(h) + ' px tall: ' + name(row));
       }
     }
-    // An identifier (no space) is whole, or broken only after a dot or a slash.
+    // An identifier is whole, or broken only after a dot, a slash or an
+    // underscore (code with spaces in it, also at a space).
     for (const code of table.querySelectorAll('code')) {
-      if (/\\s/.test(code.textContent.trim()) || code.getClientRects().length < 2) continue;
+      if (code.getClientRects().length < 2) continue;
       const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
       const range = document.createRange();
       let top = null, before = '', bad = false;
@@ -124,7 +130,7 @@ _LAYOUT = """(width) => {
           range.setStart(node, i);
           range.setEnd(node, i + 1);
           const r = range.getBoundingClientRect();
-          if (top !== null && r.top > top + 2 && !'./'.includes(before)) bad = true;
+          if (top !== null && r.top > top + 2 && !/[./_\\s]/.test(before)) bad = true;
           if (r.width > 0) top = r.top;
           before = node.data[i];
         }
@@ -141,6 +147,13 @@ _LAYOUT = """(width) => {
       && box.previousElementSibling && box.previousElementSibling.matches('.pe-scroll-hint');
     if (wide && !scrolls) out.push('table wider than its column, with no scroll box and hint: '
       + name(table.querySelector('th') || table));
+  }
+  // A hint to scroll sideways only above a box that scrolls.
+  for (const hint of document.querySelectorAll('article .pe-scroll-hint')) {
+    const box = hint.nextElementSibling;
+    if (shown(hint) && !(box && box.scrollWidth > box.clientWidth + 1)) {
+      out.push('a scroll hint where nothing scrolls: ' + name(box || hint));
+    }
   }
   for (const button of document.querySelectorAll('article pre > .md-code__nav')) {
     const code = button.parentElement.querySelector(':scope > code');

@@ -29,31 +29,38 @@ def _pinned_version(package: str) -> str:
 
 
 def conventions_overview() -> str:
-    """One row per named convention: every choice that makes encodings differ."""
-    rows = [
+    """Every choice that makes encodings differ, in two tables that fit the column.
+
+    The first holds the short choices (layout, exponent, first position,
+    padding), the base as a column only where the conventions differ in it; the
+    second the two that take a sentence (odd widths, precision).
+    """
+    names = [f"`{c.name}`" for c in pe.conventions.values()]
+    bases = {f"{c.base:g}" for c in pe.conventions.values()}
+    shared_base = len(bases) == 1
+    first = [
         [
-            f"`{c.name}`",
+            name,
             c.layout,
             c.exponent,
-            f"{c.base:g}",
+            *([] if shared_base else [f"{c.base:g}"]),
             c.first_position,
             c.padding,
-            c.odd,
-            c.compute,
         ]
-        for c in pe.conventions.values()
+        for name, c in zip(names, pe.conventions.values(), strict=True)
     ]
-    headers = [
-        "convention",
-        "layout",
-        "exponent",
-        "base",
-        "first position",
-        "padding",
-        "odd d_model",
-        "computes in",
+    headers = ["convention", "layout", "exponent", *([] if shared_base else ["base"])]
+    headers += ["first position", "padding"]
+    align = "lll" + ("" if shared_base else "l") + "rl"
+    second = [
+        [name, c.odd, c.compute] for name, c in zip(names, pe.conventions.values(), strict=True)
     ]
-    return table(headers, rows, align="llllrlll")
+    base = f"All {len(names)} use the base \\(b = {bases.pop()}\\). " if shared_base else ""
+    return (
+        table(headers, first, align=align)
+        + f"\n\n{base}How each handles an odd `d_model`, and what it computes in:\n\n"
+        + table(["convention", "odd d_model", "computes in"], second, align="lll")
+    )
 
 
 def conventions_sources() -> str:
@@ -85,24 +92,64 @@ def convention_details() -> str:
     return "\n\n".join(blocks)
 
 
+#: Differences below this are float32 rounding (the others are near 1 or more).
+ROUNDING = 1e-4
+
+
 def convention_differences(d_model: int, length: int) -> str:
-    """Largest difference between the encodings each library gives the first tokens."""
+    """Largest difference between the encodings each library gives the first tokens.
+
+    Conventions whose tables lie within `ROUNDING` of each other form one group
+    (by chains of such pairs); a first table names each group's members and the
+    largest difference inside it, a second the largest between two groups, with
+    the groups lettered so that it fits the column.
+    """
     names = list(pe.conventions)
     encodings = {name: pe.conventions[name].encode(length, d_model) for name in names}
-    rows = []
-    for first in names:
-        cells: list[object] = [f"`{first}`"]
-        for second in names:
-            a, b = encodings[first], encodings[second]
-            if a.shape != b.shape:
-                cells.append("shape")
-            else:
-                difference = float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max())
-                cells.append(difference)  # exact zero shows as 0
-        rows.append(cells)
-    headers = [""] + [f"`{name}`" for name in names]
-    formats = [None] + ["e1"] * len(names)  # 2.0e0 beside 4.5e-6: one style per column
-    return table(headers, rows, align="l" + "r" * len(names), formats=formats)
+
+    def apart(first: str, second: str) -> float:
+        a, b = encodings[first], encodings[second]
+        if a.shape != b.shape:
+            return float("inf")
+        return float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max())
+
+    groups: list[list[str]] = []
+    for name in names:
+        near = [g for g in groups if any(apart(name, other) < ROUNDING for other in g)]
+        merged = [name] + [member for g in near for member in g]
+        groups = [g for g in groups if g not in near] + [merged]
+    groups = [
+        sorted(g, key=names.index) for g in sorted(groups, key=lambda g: min(map(names.index, g)))
+    ]
+    letters = [chr(ord("A") + i) for i in range(len(groups))]
+
+    def largest(first: list[str], second: list[str]) -> float | str:
+        worst = max(apart(a, b) for a in first for b in second)
+        return "shape" if worst == float("inf") else worst
+
+    members = [
+        [letter, ", ".join(f"`{name}`" for name in group), largest(group, group)]
+        for letter, group in zip(letters, groups, strict=True)
+    ]
+    between = [
+        [letter, *(largest(group, other) for other in groups)]
+        for letter, group in zip(letters, groups, strict=True)
+    ]
+    return (
+        table(
+            ["group", "conventions", "largest difference inside"],
+            members,
+            align="llr",
+            formats=[None, None, "e1"],
+        )
+        + "\n\nThe largest difference between two groups:\n\n"
+        + table(
+            ["", *letters],
+            between,
+            align="l" + "r" * len(letters),
+            formats=[None] + ["e1"] * len(letters),
+        )  # 2.0e0 beside 4.5e-6: one style
+    )
 
 
 def exponent_ranges(d_models: tuple[int, ...]) -> str:

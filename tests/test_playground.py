@@ -897,3 +897,46 @@ def test_chart_labels_are_clear_of_the_data(browser: Browser, server: str, width
 def check_labels_apart(boxes: list[dict[str, Any]]) -> None:
     first, second = sorted(boxes, key=lambda b: b["x"])
     assert first["x"] + first["width"] <= second["x"], boxes
+
+
+@pytest.mark.parametrize("width", [320, 375, 1280])
+def test_matrix_times_vector_reads_as_one_product(
+    browser: Browser, server: str, width: int
+) -> None:
+    """R(kω) × pair = turned pair: no operand split over lines or cut off; one row at 1280 px,
+    one operand a line (its operator at its left) on a phone."""
+    with watched_page(browser, server, viewport={"width": width, "height": 900}) as (
+        page,
+        outside,
+        errors,
+    ):
+        widget = open_widget(page, server, "playground/", "playground")
+        product = widget.locator(".pe-matrix").first
+        layout = product.evaluate(
+            """(m) => {
+              const box = m.getBoundingClientRect();
+              const parts = [...m.querySelectorAll(':scope > .pe-bracket')].map(b => {
+                const r = b.getBoundingClientRect();
+                return {top: Math.round(r.top), left: r.left, right: r.right, width: r.width};
+              });
+              const split = [...m.querySelectorAll('[data-field]')]
+                .filter(f => f.getClientRects().length > 1).map(f => f.textContent);
+              const ops = [...m.querySelectorAll(':scope > .pe-op')].filter(o => o.textContent)
+                .map(o => [o.textContent, Math.round(o.getBoundingClientRect().left)]);
+              return {parts, split, ops, over: m.scrollWidth - m.clientWidth,
+                      right: box.right, widget: m.closest('.pe-widget').getBoundingClientRect().right};
+            }"""
+        )
+        assert layout["split"] == []
+        assert layout["over"] <= 0
+        assert len(layout["parts"]) == 3
+        assert all(part["right"] <= layout["widget"] + 0.5 for part in layout["parts"])
+        tops = [part["top"] for part in layout["parts"]]
+        if width >= 1280:
+            assert max(tops) - min(tops) <= 2, tops  # matrix × vector = vector, on one row
+        else:  # each operand on a line of its own, below the one before
+            assert all(below > above + 10 for above, below in zip(tops, tops[1:])), tops
+            lefts = {left for _, left in layout["ops"]}
+            assert len(lefts) == 1, layout["ops"]  # × and = in one column, at the left
+        assert outside == []
+        assert errors == []

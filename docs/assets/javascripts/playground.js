@@ -726,14 +726,7 @@
       const rotated = [c * start[0] + s * start[1], -s * start[0] + c * start[1]];
       rotation.replaceChildren(
         el("p", {}, [`Pair ${i} of PE(${a}), turned by k·ω = `, field("turn", fixed(turn, 6)), " rad:"]),
-        el("div", { class: "pe-matrix", "data-role": "rotation" }, [
-          el("span", { text: "[" }),
-          el("span", { class: "pe-cells" }, [field("m00", fixed(c, 6)), field("m01", fixed(s, 6)), field("m10", fixed(-s, 6)), field("m11", fixed(c, 6))]),
-          el("span", { text: "] ×" }),
-          el("span", { class: "pe-vector" }, [field("start0", fixed(start[0], 6)), field("start1", fixed(start[1], 6))]),
-          el("span", { text: "=" }),
-          el("span", { class: "pe-vector" }, [field("rotated0", fixed(rotated[0], 6)), field("rotated1", fixed(rotated[1], 6))]),
-        ]),
+        product(field, c, s, start, rotated, { "data-role": "rotation" }),
         el("p", {}, [`and pair ${i} of PE(${b}) is (`, field("target0", fixed(B[2 * i], 6)), ", ",
           field("target1", fixed(B[2 * i + 1], 6)), "): the same, as the rotation property says."]),
       );
@@ -744,6 +737,22 @@
       draw: update,
       resize() { state.p = p.setLimits(0, state.length - 1); state.q = q.setLimits(0, state.length - 1); },
     };
+  }
+
+  // R(k omega) x (a pair) = (the pair turned): each operand in brackets (CSS),
+  // each operator before its operand. One row where it fits; on a narrow widget
+  // one operand a line, the operator at its left (see .pe-matrix in the CSS).
+  function product(field, c, s, start, rotated, attributes) {
+    const bracket = (kind, names, values) => el("span", { class: "pe-bracket " + kind },
+      names.map((name, n) => field(name, fixed(values[n], 6))));
+    return el("div", Object.assign({ class: "pe-matrix" }, attributes), [
+      el("span", { class: "pe-op", "aria-hidden": "true" }),
+      bracket("pe-cells", ["m00", "m01", "m10", "m11"], [c, s, -s, c]),
+      el("span", { class: "pe-op", text: "×" }),
+      bracket("pe-vector", ["start0", "start1"], start),
+      el("span", { class: "pe-op", text: "=" }),
+      bracket("pe-vector", ["rotated0", "rotated1"], rotated),
+    ]);
   }
 
   // ------------------------------------------------------------------ the pipeline
@@ -940,14 +949,7 @@
       const field = (name, value) => el("b", { "data-field": name, text: value });
       results.replaceChildren(
         el("p", {}, [`d = ${d}: pair ${i} turns by k·ω = `, field("turn", fixed(turn, 6)), " rad"]),
-        el("div", { class: "pe-matrix" }, [
-          el("span", { text: "[" }),
-          el("span", { class: "pe-cells" }, [field("m00", fixed(c, 6)), field("m01", fixed(s, 6)), field("m10", fixed(-s, 6)), field("m11", fixed(c, 6))]),
-          el("span", { text: "] ×" }),
-          el("span", { class: "pe-vector" }, [field("start0", fixed(start[0], 6)), field("start1", fixed(start[1], 6))]),
-          el("span", { text: "=" }),
-          el("span", { class: "pe-vector" }, [field("rotated0", fixed(rotated[0], 6)), field("rotated1", fixed(rotated[1], 6))]),
-        ]),
+        product(field, c, s, start, rotated, {}),
         el("p", {}, [`PE(${p.value + k.value}) pair ${i}: (`, field("target0", fixed(target[0], 6)), ", ",
           field("target1", fixed(target[1], 6)), ")"]),
       );

@@ -286,7 +286,12 @@ def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> N
                 + '</tbody></table>'
                 + '<table style="display: table; overflow: visible"><tbody><tr>'
                 + '<td style="white-space: nowrap">' + 'wide '.repeat(200)
-                + '</td></tr></tbody></table>');
+                + '</td></tr></tbody></table>'
+                + '<table data-pe-stack><thead><tr><th>a</th><th>b</th></tr></thead><tbody>'
+                + '<tr><td data-label="a"><div class="pe-cell"><code style="white-space: nowrap">'
+                + 'x'.repeat(80) + '</code></div></td><td data-label="b"><div class="pe-cell">'
+                + 'b</div></td></tr></tbody></table>'
+                + '<p class="pe-scroll-hint">scroll</p><div>nothing to scroll</div>');
               const code = document.querySelector('article pre > code');
               code.style.borderRight = '0';
               code.insertAdjacentText('afterbegin', 'a_long_line_'.repeat(20) + '\\n');
@@ -303,6 +308,8 @@ def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> N
         "table row 3",
         "identifier broken in a table",
         "table wider than its column",
+        "text runs past its card",
+        "a scroll hint where nothing scrolls",
         "copy button covers the text",
         "px under its figure",
         "inline formula leaves its line",
@@ -310,3 +317,41 @@ def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> N
         "navigation target",
     ):
         assert problem in found, (problem, found)
+
+
+# Tables that once scrolled in their own box at 1280 px, each named by its first
+# column headers: they are generated to fit the column (sitegen/pages/conventions.py,
+# sitegen/rope.py).
+FIT_AT_1280 = {
+    "/conventions/": [
+        ("convention", "layout"),
+        ("convention", "odd d_model"),
+        ("group", "conventions"),
+        ("", "A"),
+    ],
+    "/beyond/rope-scaling/": [("model", "rule")],
+}
+
+
+def test_wide_tables_fit_the_column_at_1280(server: str, browser: Browser) -> None:
+    """The conventions overview, the distance matrix and the published RoPE configurations
+    fit the content column at 1280 px: none scrolls inside its box."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        for path, heads in FIT_AT_1280.items():
+            page.goto(server + path.lstrip("/"), wait_until="load")
+            tables = page.evaluate(
+                """() => [...document.querySelectorAll('article table')].map(t => {
+                  const box = t.closest('.md-typeset__scrollwrap') || t;
+                  const names = [...t.querySelectorAll('thead th')].slice(0, 2)
+                    .map(h => h.textContent.trim());
+                  return [names, box.scrollWidth - box.clientWidth];
+                })"""
+            )
+            for head in heads:
+                over = [o for names, o in tables if tuple(names) == head]
+                assert over, f"{path}: no table headed {head}"
+                assert max(over) <= 1, f"{path}: the table headed {head} scrolls by {max(over)} px"
+    finally:
+        context.close()

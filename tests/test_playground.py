@@ -903,8 +903,8 @@ def check_labels_apart(boxes: list[dict[str, Any]]) -> None:
 def test_matrix_times_vector_reads_as_one_product(
     browser: Browser, server: str, width: int
 ) -> None:
-    """R(kω) × pair = turned pair: no operand split over lines or cut off; one row at 1280 px,
-    one operand a line (its operator at its left) on a phone."""
+    """R(k omega) times a pair gives the turned pair: no operand split over lines or cut off;
+    one row at 1280 px, one operand a line (its operator at its left) on a phone."""
     with watched_page(browser, server, viewport={"width": width, "height": 900}) as (
         page,
         outside,
@@ -923,8 +923,9 @@ def test_matrix_times_vector_reads_as_one_product(
                 .filter(f => f.getClientRects().length > 1).map(f => f.textContent);
               const ops = [...m.querySelectorAll(':scope > .pe-op')].filter(o => o.textContent)
                 .map(o => [o.textContent, Math.round(o.getBoundingClientRect().left)]);
-              return {parts, split, ops, over: m.scrollWidth - m.clientWidth,
-                      right: box.right, widget: m.closest('.pe-widget').getBoundingClientRect().right};
+              const widget = m.closest('.pe-widget').getBoundingClientRect().right;
+              return {parts, split, ops, over: m.scrollWidth - m.clientWidth, right: box.right,
+                      widget};
             }"""
         )
         assert layout["split"] == []
@@ -933,10 +934,10 @@ def test_matrix_times_vector_reads_as_one_product(
         assert all(part["right"] <= layout["widget"] + 0.5 for part in layout["parts"])
         tops = [part["top"] for part in layout["parts"]]
         if width >= 1280:
-            assert max(tops) - min(tops) <= 2, tops  # matrix × vector = vector, on one row
+            assert max(tops) - min(tops) <= 2, tops  # matrix, vector and result on one row
         else:  # each operand on a line of its own, below the one before
-            assert all(below > above + 10 for above, below in zip(tops, tops[1:])), tops
+            assert all(below > above + 10 for above, below in itertools.pairwise(tops)), tops
             lefts = {left for _, left in layout["ops"]}
-            assert len(lefts) == 1, layout["ops"]  # × and = in one column, at the left
+            assert len(lefts) == 1, layout["ops"]  # the operators in one column, at the left
         assert outside == []
         assert errors == []

@@ -118,10 +118,10 @@ _LAYOUT = """(width) => {
         if (h > 200) out.push('table row ' + Math.round(h) + ' px tall: ' + name(row));
       }
     }
-    // An identifier is whole, or broken only after a dot, a slash or an
-    // underscore (code with spaces in it, also at a space).
+    // An identifier (no space) is whole, or broken only after a dot, a slash or
+    // an underscore.
     for (const code of table.querySelectorAll('code')) {
-      if (code.getClientRects().length < 2) continue;
+      if (/\\s/.test(code.textContent.trim()) || code.getClientRects().length < 2) continue;
       const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
       const range = document.createRange();
       let top = null, before = '', bad = false;
@@ -130,7 +130,7 @@ _LAYOUT = """(width) => {
           range.setStart(node, i);
           range.setEnd(node, i + 1);
           const r = range.getBoundingClientRect();
-          if (top !== null && r.top > top + 2 && !/[./_\\s]/.test(before)) bad = true;
+          if (top !== null && r.top > top + 2 && !/[./_]/.test(before)) bad = true;
           if (r.width > 0) top = r.top;
           before = node.data[i];
         }

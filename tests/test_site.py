@@ -153,6 +153,53 @@ def test_figure_cache_reruns_only_the_edited_script(
     assert set(report.outputs) == expected
 
 
+def test_figures_draw_in_the_background_and_a_page_waits_for_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`start` returns while the scripts run; `draw` waits for one figure, `finish` for all."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "_figstyle.py").write_text("")
+    gate = tmp_path / "gate"
+    slow = "import pathlib, time\nwhile not pathlib.Path(GATE).exists(): time.sleep(0.05)\n"
+    write_script(
+        scripts, "slow", slow.replace("GATE", repr(str(gate))) + GOOD.replace("NAME", "slow")
+    )
+    write_script(scripts, "fast", GOOD.replace("NAME", "fast"))
+    monkeypatch.setattr(figures, "SCRIPTS", scripts)
+    monkeypatch.setattr(figures, "STYLE", scripts / "_figstyle.py")
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(figures, "_report", None)
+    monkeypatch.setattr(figures, "_started", {})
+    report = figures.start(jobs=2)
+    assert sorted(report.ran) == ["fig_fast.py", "fig_slow.py"]
+    assert set(report.outputs) == {
+        f"{n}-{v}.svg" for n in ("fast", "slow") for v in ("light", "dark")
+    }
+    assert sorted(figures.draw("fast")) == ["dark", "light"]  # while the slow one still waits
+    assert not figures._started["slow"].done()
+    gate.touch()
+    assert figures.finish().ran == report.ran
+    assert figures._started["slow"].done()
+
+
+def test_a_figure_must_write_the_files_announced_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script drawing through the shared style announces phone drawings; none written fails."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "_figstyle.py").write_text("")
+    write_script(scripts, "bare", "# would call save_variants\n" + GOOD.replace("NAME", "bare"))
+    monkeypatch.setattr(figures, "SCRIPTS", scripts)
+    monkeypatch.setattr(figures, "STYLE", scripts / "_figstyle.py")
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(figures, "_report", None)
+    monkeypatch.setattr(figures, "_started", {})
+    with pytest.raises(figures.FigureError, match=r"fig_bare.py wrote .*bare-light-phone.svg"):
+        figures.build()
+
+
 def test_figure_key_follows_the_benchmark_modules_a_script_imports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -112,22 +112,31 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
     audits = report["audits"]
     scores: dict[str, int | None] = {}
     failing: dict[str, list[str]] = {}
+    flagged: dict[str, list[str]] = {}
     for name in CATEGORIES:
         category = report["categories"][name]
         score = category["score"]
         scores[name] = None if score is None else round(score * 100)
-        failing[name] = sorted(
-            ref["id"]
+        below = [
+            ref
             for ref in category["auditRefs"]
             if audits[ref["id"]]["scoreDisplayMode"] in ("binary", "numeric", "metricSavings")
             and audits[ref["id"]]["score"] is not None
             and audits[ref["id"]]["score"] < PASS
-        )
+        ]
+        failing[name] = sorted(ref["id"] for ref in below if ref.get("weight", 0) > 0)
+        flagged[name] = sorted(ref["id"] for ref in below if not ref.get("weight", 0) > 0)
     return {
         "scores": scores,
+        # Audits that count towards the score and fail; then the advice (insights and
+        # diagnostics, weight 0) that Lighthouse flags without counting it.
         "failing_audits": {name: ids for name, ids in failing.items() if ids},
+        "flagged_audits": {name: ids for name, ids in flagged.items() if ids},
         "metrics": {name: round(audits[name]["numericValue"], 3) for name in METRICS},
         "dom_elements": audits["dom-size"].get("numericValue"),
+        # Lighthouse's measure of the machine's speed as it ran the page (a loaded
+        # machine scores lower; its simulated phone is then slower still).
+        "benchmark_index": round(report["environment"]["benchmarkIndex"]),
     }
 
 
@@ -164,7 +173,7 @@ def main(argv: list[str]) -> int:
     version = ""
     start = time.perf_counter()
     width = max(len(p) for p in paths)
-    print(f"{'page':<{width}}  perf  a11y  b-p  seo  failing audits")
+    print(f"{'page':<{width}}  perf  a11y  b-p  seo  failing audits (those that count)")
     with local_site.served(site, local_site.GzipHandler) as base:
         for path in paths:
             report = run_page(script, chrome, base + path.lstrip("/"))
@@ -176,6 +185,8 @@ def main(argv: list[str]) -> int:
             (REPORTS / f"{slug}.json").write_text(json.dumps(report))
             s = pages[path]["scores"]
             flagged = ", ".join(i for ids in pages[path]["failing_audits"].values() for i in ids)
+            advice = sum(len(ids) for ids in pages[path]["flagged_audits"].values())
+            flagged += f" (+{advice} flagged, weight 0)" if advice else ""
             print(
                 f"{path:<{width}}  {s['performance']!s:>4}  {s['accessibility']!s:>4}  "
                 f"{s['best-practices']!s:>3}  {s['seo']!s:>3}  {flagged}",

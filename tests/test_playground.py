@@ -910,6 +910,9 @@ def test_instant_navigation_brings_the_widget_script(page: Page, server: str) ->
         page.wait_for_url(re.compile(f".*/{path}$"))
         selector = f'[data-pe-widget="{kind}"]'
         page.wait_for_function(f"document.querySelector('{selector}')?.dataset.mounted")
-        assert page.locator(f"{selector} canvas").count() >= 1
+        if kind == "playground":
+            assert page.locator(f"{selector} canvas").count() >= 1
+        else:  # the rotation widget's numbers, checked against pe
+            check_rotation(page.locator(selector), 3, 5, 1)
         scripts = "document.querySelectorAll('script[src*=\"playground.js\"]').length"
         assert page.evaluate(scripts) == 1

@@ -199,8 +199,9 @@ def _screens_rows(screens: dict[str, Any]) -> list[str]:
 
 def _lighthouse_rows(lighthouse: dict[str, Any]) -> list[str]:
     lowest = "; ".join(
-        f"{name} {entry['score']} (`{entry['page']}`, target {lighthouse['targets'][name]})"
-        for name, entry in lighthouse["lowest"].items()
+        f"{name} {lighthouse['lowest'][name]['score']} (`{lighthouse['lowest'][name]['page']}`, "
+        f"target {lighthouse['targets'][name]})"
+        for name in ("performance", "accessibility", "best-practices", "seo")
     )
     missed = sum(1 for page in lighthouse["pages"].values() if page["misses"])
     load = lighthouse["load_average"]

@@ -11,6 +11,7 @@
 #   make timing  time a cold and a warm build, an edit under serve, one figure
 #   make weight  build, then load every page in Chromium and print its weight
 #   make screens build, then check every page at 4 widths x 2 schemes (axe, overflow)
+#   make lighthouse  build, then run Lighthouse (mobile) on every page, served compressed
 #   make readme  write the measured figures into README.md's Development section
 #   make lock    re-resolve constraints.txt from pyproject.toml with uv (maintainers)
 #   make katex   re-fetch the pinned KaTeX from npm into vendor/ and docs/assets/katex/ (maintainers)
@@ -31,7 +32,7 @@ NO_DEPS := keras-hub timm
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: hooks setup setup-serve serve build test lint bench extrapolation rope-train archive timing weight screens readme clean lock katex
+.PHONY: hooks setup setup-serve serve build test lint bench extrapolation rope-train archive timing weight screens lighthouse readme clean lock katex
 
 setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
@@ -88,8 +89,16 @@ weight: build
 screens: build
 	$(BIN)/python -m tools.screens site --record; status=$$?; $(BIN)/python -m tools.readme && exit $$status
 
-# The README's figures, from benchmarks/results/ (bench, timing, weight and screens run it
-# too, also when a target is missed: the README then shows the miss).
+# Lighthouse 12 (pinned in tools/lighthouse/, installed by npm ci into
+# .cache/lighthouse/ on first use: needs Node.js and npm) on every page, as a
+# phone, with the site served gzip-compressed as GitHub Pages serves it; writes
+# benchmarks/results/lighthouse.json; fails if a page scores under 95 for
+# performance or under 100 for accessibility, best practices or SEO.
+lighthouse: build
+	$(BIN)/python -m tools.lighthouse site --record; status=$$?; $(BIN)/python -m tools.readme && exit $$status
+
+# The README's figures, from benchmarks/results/ (bench, timing, weight, screens and
+# lighthouse run it too, also when a target is missed: the README then shows the miss).
 readme: $(STAMP)
 	$(BIN)/python -m tools.readme
 

@@ -109,8 +109,10 @@ RULES: dict[str, tuple[dict[str, Any], int]] = {
         },
         4 * ORIGINAL,
     ),
+    # As Gemma 4's full-attention layers: a quarter of the pairs turn (no factor:
+    # transformers' check of this rule warns about one, though its rule reads it).
     "proportional": (
-        {"rope_type": "proportional", "rope_theta": 10000.0, "factor": 2.0},
+        {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.25},
         ORIGINAL,
     ),
 }

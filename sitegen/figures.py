@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -182,15 +182,20 @@ def draw(name: str) -> dict[str, Path]:
 
     This is what a page's own block calls (through `figure`): the figure is
     drawn on demand, through the content-hash cache, so no build hook has to
-    draw it first. On a miss every stale figure is drawn (`build`, in
+    draw it first. Where `start` is drawing it in the background, this waits
+    for it alone. Otherwise a miss draws every stale figure (`build`, in
     parallel), so a cold build waits for the figures once, not page by page.
     """
     script = _script(name)
+    started = _started.get(name)
+    if started is not None:  # drawing in the background (`start`): wait for it alone
+        started.result()
     with _LOCK:  # two pages asking for one figure at once draw it once
         target = _target(script, shared_key())
-        if not _complete(name, target):
+        if not _complete(name, target) and _report is None:
             # A miss on a cold cache is rarely alone: draw every stale figure
             # now, several at a time, rather than one per page as pages come.
+            # (Once `start` has run, a figure it did not start is left out.)
             build()
     images = _outputs(name, target)
     if not _complete(name, target):
@@ -203,31 +208,80 @@ def draw(name: str) -> dict[str, Path]:
     return images
 
 
-def build(jobs: int | None = None) -> Report:
-    """Bring every figure up to date and return where each output file lies."""
+#: The drawing started by `start`: each stale script's run, by figure name.
+_started: dict[str, Future[None]] = {}
+_report: Report | None = None
+
+
+def start(jobs: int | None = None) -> Report:
+    """Start drawing every stale figure in the background; return what it will hold.
+
+    Returns at once: the scripts run in worker threads (each in its own
+    process, several at a time) while the pages are rendered, and `draw`
+    waits for the one figure a page asks for. The report lists the scripts
+    that run and those whose output the cache holds, and every file the
+    figures will have: a light and a dark SVG of each, and a phone drawing of
+    each where the script draws through the shared style's ``save_variants``
+    (``scripts/_figstyle.py``); `finish` checks that the scripts wrote those.
+    Call `finish` before the site's files are copied.
+    """
+    global _report
+    _started.clear()
     report = Report()
     shared = shared_key()
     pending: list[tuple[Path, Path]] = []
     for script in figure_scripts():
-        target = _target(script, shared)
-        if _complete(figure_name(script), target):
+        name, target = figure_name(script), _target(script, shared)
+        if _complete(name, target):
             report.cached.append(script.name)
+            found = _outputs(name, target)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             pending.append((script, target))
+            report.ran.append(script.name)
+            variants: tuple[str, ...] = VARIANTS  # and phone drawings, by the shared style
+            if "save_variants" in script.read_text(encoding="utf-8"):
+                variants += tuple(variant + PHONE for variant in VARIANTS)
+            found = {variant: target / f"{name}-{variant}.svg" for variant in variants}
+        report.outputs.update({path.name: path for path in found.values()})
     if pending:
         workers = jobs or min(len(pending), os.cpu_count() or 1)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_run, script, target) for script, target in pending]
-            errors = [str(err) for err in (f.exception() for f in futures) if err is not None]
-        if errors:
-            raise FigureError("\n\n".join(errors))
-        report.ran.extend(script.name for script, _ in pending)
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="figure")
+        for script, target in pending:
+            _started[figure_name(script)] = pool.submit(_run, script, target)
+        pool.shutdown(wait=False)
+    _report = report
+    return report
+
+
+def finish() -> Report:
+    """Wait for the figures `start` began; raise `FigureError` for any that failed.
+
+    Also fails if a script wrote files other than those `start` announced
+    (the link checker and the site's file list were given those names).
+    """
+    report = _report or start()
+    errors = [str(error) for future in _started.values() if (error := future.exception())]
+    if errors:
+        raise FigureError("\n\n".join(errors))
+    shared = shared_key()
     for script in figure_scripts():
-        target = _target(script, shared)
-        report.outputs.update({p.name: p for p in _outputs(figure_name(script), target).values()})
+        name, target = figure_name(script), _target(script, shared)
+        written = {path.name: path for path in _outputs(name, target).values()}
+        announced = {file for file, path in report.outputs.items() if path.parent == target}
+        if script.name in report.ran and set(written) != announced:
+            raise FigureError(
+                f"scripts/{script.name} wrote {sorted(written)}; a figure script writes "
+                f"{sorted(announced)} (light, dark and phone SVGs, through scripts/_figstyle.py)"
+            )
         _prune(target)
     return report
+
+
+def build(jobs: int | None = None) -> Report:
+    """Bring every figure up to date and return where each output file lies."""
+    start(jobs)
+    return finish()
 
 
 def figure(name: str, caption: str) -> str:

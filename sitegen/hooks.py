@@ -3,8 +3,9 @@
 Listed under ``hooks:`` in ``mkdocs.yml``; Zensical runs no hooks. What a correct
 page needs (figures drawn on demand, MathML, the figures' files in the site) is
 done by the page's own blocks and the Markdown extension `sitegen.site_markdown`.
-Here MkDocs only draws every figure up front, several at a time, and lists the
-files (and the served wheel) so the link checker knows them, names the source
+Here MkDocs only starts every stale figure up front, several at a time and in
+the background while pages render, and lists the files (and the served
+wheel) so the link checker knows them, names the source
 commit in the footer, reuses the search entries of unchanged pages
 (`sitegen.search_cache`), and, without a ``site_url``, lists each page in the
 sitemap by its path.
@@ -21,6 +22,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -77,11 +79,12 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 @event_priority(50)  # before the plugins, so the link checker knows these files too
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Draw every figure not in the cache (in parallel) and list their files in the build."""
-    try:
-        report = figures.build()
-    except figures.FigureError as error:
-        raise PluginError(str(error)) from None
+    """Start drawing every figure not in the cache and list their files in the build.
+
+    The scripts run in the background while the pages are rendered (a page
+    waits only for a figure it shows); `on_env` waits for the rest.
+    """
+    report = figures.start()
     log.info(
         "figures: ran %d script(s)%s, reused %d from the cache",
         len(report.ran),
@@ -96,6 +99,15 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     wheel = reader.build_wheel()
     files.append(File.generated(config, f"{DIST}/{wheel.name}", abs_src_path=str(wheel)))
     return files
+
+
+def on_env(env: Any, config: MkDocsConfig, files: Files) -> Any:
+    """Wait for the figures still drawing (before MkDocs copies the site's files)."""
+    try:
+        figures.finish()
+    except figures.FigureError as error:
+        raise PluginError(str(error)) from None
+    return env
 
 
 def on_pre_page(page: Page, config: MkDocsConfig, files: Files) -> Page:

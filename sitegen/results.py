@@ -27,6 +27,7 @@ RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 #: The name of each record, ``benchmarks/results/<name>.json``.
 Name = Literal[
     "extrapolation",
+    "lighthouse",
     "modes",
     "reader",
     "rope",
@@ -43,6 +44,7 @@ Record = dict[str, Any]
 #: The ``make`` target that writes each record.
 MAKE: dict[Name, str] = {
     "extrapolation": "extrapolation",
+    "lighthouse": "lighthouse",
     "modes": "bench",
     "reader": "test",
     "rope": "bench",
@@ -60,6 +62,7 @@ MAKE: dict[Name, str] = {
 #: may have spelled differently. tests/test_docs.py checks each is in the Makefile.
 COMMAND: dict[Name, str] = {
     "extrapolation": "python -m benchmarks.extrapolation",
+    "lighthouse": "python -m tools.lighthouse site --record",
     "modes": "python -m benchmarks.modes",
     "reader": "python -m pytest",
     "rope": "python -m benchmarks.rope",

@@ -1,11 +1,11 @@
 """Every page on every screen: no sideways scrolling, no axe-core violations.
 
-Each page is loaded once per colour scheme in one browser and resized through
-320, 375, 768 and 1280 px; axe-core (WCAG 2.1 A and AA rules, from the
-axe-playwright-python wheel) runs at 375 and 1280 px: every rule in the light
-scheme, the rules that read colours in the dark one (the others cannot change
-with the scheme). Two halves of the pages run side by side. See
-`tools.screen_checks`.
+Each page is loaded once, switched through both colour schemes as the toggle
+switches them, and in each resized through 320, 375, 768 and 1280 px;
+axe-core (WCAG 2.1 A and AA rules, from the axe-playwright-python wheel) runs
+at 375 and 1280 px: every rule in the light scheme, the rules that read
+colours in the dark one (the others cannot change with the scheme). Two halves
+of the pages run side by side. See `tools.screen_checks`.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ def test_no_page_scrolls_sideways_and_axe_finds_nothing(
     # Two halves of the pages side by side, one browser each (two cores).
     result = screens.check_side_by_side(tools.local_site.launch, server, paths, skip_axe=SKIP_AXE)
     seconds = time.perf_counter() - start
-    assert result.loads == len(paths) * len(screens.SCHEMES)
-    assert result.checks == result.loads * len(screens.WIDTHS)
-    assert result.axe_runs == result.loads * len(screens.AXE_WIDTHS)
+    assert result.loads == len(paths)
+    assert result.checks == result.loads * len(screens.SCHEMES) * len(screens.WIDTHS)
+    assert result.axe_runs == result.loads * len(screens.SCHEMES) * len(screens.AXE_WIDTHS)
     assert result.sideways == [], "\n".join(result.sideways)
     assert result.stray_permalinks == [], "\n".join(result.stray_permalinks)
     assert result.layout == [], "\n".join(result.layout)
@@ -181,3 +181,44 @@ def test_the_second_scheme_checks_colours_and_the_first_everything(
     )
     found = sorted(re.sub(r"^\S+ \S+ (\w+): ([\w-]+) .*", r"\2 \1", v) for v in result.violations)
     assert found == ["color-contrast dark", "image-alt light"], result.violations
+
+
+def test_links_are_checked_once_per_look_across_pages(server: str, browser: Browser) -> None:
+    """A link that looks like the text around it is caught; the same look again is skipped.
+
+    axe's link-in-text-block runs only on samples of each look of a link against its
+    block: a link in the text's own colour without an underline is reported on the
+    first page it appears on, not again on the next; a second look, new on the second
+    page, is reported there.
+    """
+    html = {}
+    looks = (("formula/", ("#222",)), ("rotation/", ("#222", "#3d3d3d")))
+    for path, colours in looks:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.goto(server + path, wait_until="load")
+        page.evaluate(
+            "(colours) => { for (const c of colours) { const p = document.createElement('p');"
+            " p.style.color = '#000'; p.append('words around ');"
+            " const a = document.createElement('a'); a.href = '#'; a.textContent = 'a hidden link';"
+            " a.style.cssText = 'color: ' + c + '; text-decoration: none';"
+            " p.append(a, ' and more words'); document.querySelector('article').append(p); } }",
+            list(colours),
+        )
+        html["/" + path] = page.content()
+        context.close()
+    result = screens.check(
+        browser,
+        server,
+        list(html),
+        widths=(1280,),
+        axe_widths=(1280,),
+        schemes=("light",),
+        replace=html,
+    )
+    found = [v for v in result.violations if "link-in-text-block" in v]
+    assert len(found) == 2, result.violations
+    assert found[0].startswith("/formula/ 1280px"), found
+    assert " x1:" in found[0], found
+    assert found[1].startswith("/rotation/ 1280px"), found
+    assert " x1:" in found[1], found

@@ -173,6 +173,30 @@ def test_search_finds_rotation_offline(
     assert errors == []
 
 
+def test_the_search_index_comes_after_the_page(
+    server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
+    """The theme's request for search/search_index.json is sent after the load event
+    (overrides/main.html): the page's fonts and styles do not share the bandwidth with it."""
+    page, outside, errors = page_watch
+    page.goto(server + "changelog/", wait_until="load")
+    page.wait_for_function(
+        "performance.getEntriesByType('resource').some(e => e.name.endsWith('search_index.json'))"
+    )
+    load, start = page.evaluate(
+        """() => [performance.getEntriesByType('navigation')[0].loadEventStart,
+                  performance.getEntriesByType('resource')
+                    .find(e => e.name.endsWith('/search/search_index.json')).startTime]"""
+    )
+    assert start >= load > 0
+    search = page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("wavelength", delay=20)
+    page.wait_for_selector(".md-search-result__item", timeout=15_000)
+    assert outside == []
+    assert errors == []
+
+
 # The text of a figure drawn by matplotlib (text as paths): a comment naming the
 # text, then a group scaled by size / 100 (matplotlib's text-to-path units).
 _SVG_TEXT = re.compile(r"<!-- (.*?) -->\s*<g\b[^>]*\btransform=\"[^\"]*scale\(([\d.]+) -[\d.]+\)")

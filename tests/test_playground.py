@@ -941,3 +941,22 @@ def test_matrix_times_vector_reads_as_one_product(
             assert len(lefts) == 1, layout["ops"]  # the operators in one column, at the left
         assert outside == []
         assert errors == []
+
+
+def test_instant_navigation_brings_the_widget_script(page: Page, server: str) -> None:
+    """playground.js is loaded by the pages with a widget only (overrides/main.html); a
+    reader who reaches one by instant navigation from a page without it gets a working
+    widget, and so on the next such page (the script runs again, mounting only new ones)."""
+    page.goto(server, wait_until="load")
+    assert page.evaluate("typeof window.pePlayground") == "undefined"
+    for path, kind in (("playground/", "playground"), ("rotation/", "rotation")):
+        page.locator(f"nav.md-nav--primary a[href$='{path}']").first.click()
+        page.wait_for_url(re.compile(f".*/{path}$"))
+        selector = f'[data-pe-widget="{kind}"]'
+        page.wait_for_function(f"document.querySelector('{selector}')?.dataset.mounted")
+        if kind == "playground":
+            assert page.locator(f"{selector} canvas").count() >= 1
+        else:  # the rotation widget's numbers, checked against pe
+            check_rotation(page.locator(selector), 3, 5, 1)
+        scripts = "document.querySelectorAll('script[src*=\"playground.js\"]').length"
+        assert page.evaluate(scripts) == 1

@@ -153,6 +153,53 @@ def test_figure_cache_reruns_only_the_edited_script(
     assert set(report.outputs) == expected
 
 
+def test_figures_draw_in_the_background_and_a_page_waits_for_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`start` returns while the scripts run; `draw` waits for one figure, `finish` for all."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "_figstyle.py").write_text("")
+    gate = tmp_path / "gate"
+    slow = "import pathlib, time\nwhile not pathlib.Path(GATE).exists(): time.sleep(0.05)\n"
+    write_script(
+        scripts, "slow", slow.replace("GATE", repr(str(gate))) + GOOD.replace("NAME", "slow")
+    )
+    write_script(scripts, "fast", GOOD.replace("NAME", "fast"))
+    monkeypatch.setattr(figures, "SCRIPTS", scripts)
+    monkeypatch.setattr(figures, "STYLE", scripts / "_figstyle.py")
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(figures, "_report", None)
+    monkeypatch.setattr(figures, "_started", {})
+    report = figures.start(jobs=2)
+    assert sorted(report.ran) == ["fig_fast.py", "fig_slow.py"]
+    assert set(report.outputs) == {
+        f"{n}-{v}.svg" for n in ("fast", "slow") for v in ("light", "dark")
+    }
+    assert sorted(figures.draw("fast")) == ["dark", "light"]  # while the slow one still waits
+    assert not figures._started["slow"].done()
+    gate.touch()
+    assert figures.finish().ran == report.ran
+    assert figures._started["slow"].done()
+
+
+def test_a_figure_must_write_the_files_announced_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script drawing through the shared style announces phone drawings; none written fails."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "_figstyle.py").write_text("")
+    write_script(scripts, "bare", "# would call save_variants\n" + GOOD.replace("NAME", "bare"))
+    monkeypatch.setattr(figures, "SCRIPTS", scripts)
+    monkeypatch.setattr(figures, "STYLE", scripts / "_figstyle.py")
+    monkeypatch.setenv("PE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(figures, "_report", None)
+    monkeypatch.setattr(figures, "_started", {})
+    with pytest.raises(figures.FigureError, match=r"fig_bare.py wrote .*bare-light-phone.svg"):
+        figures.build()
+
+
 def test_figure_key_follows_the_benchmark_modules_a_script_imports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -320,3 +367,43 @@ def test_every_image_has_its_size(site: SiteBuild) -> None:
                 expected = (round(float(box[1]) * 4 / 3), round(float(box[2]) * 4 / 3))
                 assert (int(width[1]), int(height[1])) == expected, tag[:120]
     assert sources >= 2 * len(figures.figure_scripts())
+
+
+def widget_scripts(directory: Path) -> dict[str, list[str]]:
+    """Each page of a built site that loads a widget's script, with those scripts."""
+    loaded = {}
+    for page in sorted(directory.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        names = re.findall(r'<script src="[^"]*assets/javascripts/([\w-]+\.js)"', text)
+        widgets = [name for name in names if name in ("playground.js", "rope-bands.js")]
+        if widgets:
+            # Inside the container, where instant navigation runs a swapped-in page's scripts.
+            container = text[text.index('data-md-component="container"') :]
+            assert all(f"javascripts/{name}" in container for name in widgets), page
+            loaded[page.relative_to(directory).as_posix()] = widgets
+    return loaded
+
+
+#: The pages that show a widget (their Markdown holds its element), with its script.
+WIDGET_PAGES = {
+    "beyond/rope-scaling/index.html": ["rope-bands.js"],
+    "formula/index.html": ["playground.js"],
+    "playground/index.html": ["playground.js"],
+    "rotation/index.html": ["playground.js"],
+}
+
+
+def test_widget_scripts_load_only_where_a_widget_is(site: SiteBuild) -> None:
+    """playground.js and rope-bands.js on the four pages with a widget, on no other page;
+    scroll-regions.js on every page, deferred (nothing holds up the first paint)."""
+    assert widget_scripts(site.directory) == WIDGET_PAGES
+    for name, scripts in WIDGET_PAGES.items():
+        markdown = (ROOT / "docs" / name.replace("/index.html", ".md")).read_text("utf-8")
+        marker = "data-pe-rope-panel" if scripts == ["rope-bands.js"] else "data-pe-widget="
+        assert marker in markdown, name
+    for page in site.directory.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if page.name == "index.html":
+            assert re.search(r'<script src="[^"]*scroll-regions\.js" defer>', text), page
+        for src, rest in re.findall(r'<script src="([^"]+)"([^>]*)>', text):
+            assert "/bundle." in src or rest == " defer", (page, src)

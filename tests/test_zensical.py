@@ -110,3 +110,10 @@ def test_the_install_page_serves_the_wheel(zensical_site: Path) -> None:
     wheel = reader.wheel_name()
     assert (zensical_site / "dist" / wheel).is_file()
     assert f"/dist/{wheel}" in (zensical_site / "install/index.html").read_text(encoding="utf-8")
+
+
+def test_widget_scripts_load_only_where_a_widget_is(zensical_site: Path) -> None:
+    """overrides/main.html adds a widget's script to the pages with one under Zensical too."""
+    from test_site import WIDGET_PAGES, widget_scripts
+
+    assert widget_scripts(zensical_site) == WIDGET_PAGES

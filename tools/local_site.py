@@ -8,6 +8,7 @@ serve the site and start the browser the same way.
 from __future__ import annotations
 
 import functools
+import gzip
 import shutil
 import threading
 from collections.abc import Iterator
@@ -35,6 +36,31 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         """Say nothing: the tools print their own results."""
+
+
+#: The suffixes GitHub Pages sends gzip-compressed (to a client that accepts it).
+COMPRESSED = frozenset({".html", ".css", ".js", ".svg", ".json", ".xml", ".txt"})
+
+
+class GzipHandler(QuietHandler):
+    """Serve the site as GitHub Pages does: text files gzip-compressed when asked."""
+
+    def do_GET(self) -> None:
+        """Send a text file compressed to a client that accepts gzip, else as it is."""
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        wants_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (wants_gzip and path.is_file() and path.suffix in COMPRESSED):
+            super().do_GET()
+            return
+        body = gzip.compress(path.read_bytes(), mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def chromium() -> str | None:

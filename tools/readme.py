@@ -2,7 +2,8 @@
 
 The figures come from the committed results in ``benchmarks/results/``:
 ``table.json`` (``make bench``), ``timing.json`` (``make timing``),
-``weight.json`` (``make weight``) and ``screens.json`` (``make screens``).
+``weight.json`` (``make weight``), ``screens.json`` (``make screens``) and
+``lighthouse.json`` (``make lighthouse``).
 They go between two markers in README.md; nothing between them is typed by
 hand. ``--check`` changes nothing and exits
 with status 1 if the README is out of date (the test suite runs it).
@@ -196,6 +197,22 @@ def _screens_rows(screens: dict[str, Any]) -> list[str]:
     ]
 
 
+def _lighthouse_rows(lighthouse: dict[str, Any]) -> list[str]:
+    lowest = "; ".join(
+        f"{name} {lighthouse['lowest'][name]['score']} (`{lighthouse['lowest'][name]['page']}`, "
+        f"target {lighthouse['targets'][name]})"
+        for name in ("performance", "accessibility", "best-practices", "seo")
+    )
+    missed = sum(1 for page in lighthouse["pages"].values() if page["misses"])
+    load = lighthouse["load_average"]
+    return [
+        f"| Lighthouse | {lighthouse['lighthouse_version']}, mobile (simulated slow 4G, CPU "
+        f"4x slower), {len(lighthouse['pages'])} pages served gzip-compressed: lowest "
+        f"{lowest}; {missed} pages miss a target; load average {load['before'][0]:.1f} "
+        "| `make lighthouse` |",
+    ]
+
+
 def render() -> str:
     """Return the generated part of the Development section."""
     rows: dict[Name, Callable[[Record], list[str]]] = {
@@ -205,6 +222,7 @@ def render() -> str:
         "weight": _weight_rows,
         "reader": _reader_rows,
         "screens": _screens_rows,
+        "lighthouse": _lighthouse_rows,
     }
     loaded = {name: recorded(name) for name in rows}
     body = []

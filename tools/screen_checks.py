@@ -1,13 +1,14 @@
 """Every page of the built site on every screen: sideways scrolling, reading, axe-core.
 
 Used by ``tests/test_a11y.py`` (in ``make test``) and ``tools/screens.py``
-(``make screens``). One browser context per colour scheme; each page is loaded
-once per scheme and then resized through the widths, so the whole site is
-checked in a few dozen page loads. At each width `_LAYOUT` reports what makes
-a page read badly there (squeezed or overwide tables, broken identifiers, a
-copy button on code, a gap under a figure, a formula out of its line, an
-unnamed dialog, a navigation target under 24 px). axe-core is the ``axe.min.js`` shipped in
-the ``axe-playwright-python`` wheel on PyPI (nothing from a CDN), run with the
+(``make screens``). Each page is loaded once, then switched through the colour
+schemes as the palette toggle switches them and, in each, resized through the
+widths, so the whole site is checked in as many page loads as it has pages.
+At each width `_LAYOUT` reports what makes a page read badly there (squeezed
+or overwide tables, broken identifiers, a copy button on code, a gap under a
+figure, a formula out of its line, an unnamed dialog, a navigation target
+under 24 px). axe-core is the ``axe.min.js`` shipped in the
+``axe-playwright-python`` wheel on PyPI (nothing from a CDN), run with the
 WCAG 2.0/2.1 A and AA rules.
 
 axe skips KaTeX's drawing of each formula (``.katex-html``: hidden from screen
@@ -19,7 +20,9 @@ around it, whose contrast axe checks, and no background of its own.
 axe's colour-contrast rule runs on two samples of each look of text (colour,
 size, weight, shadow, and the backgrounds and opacity under it) the first time
 that look appears in a colour scheme: text that looks like text already checked
-has the same contrast. Every other rule runs on every element.
+has the same contrast. Its link-in-text-block rule runs the same way on two
+samples of each look of a link against the block around it. Every other rule
+runs on every element.
 """
 
 from __future__ import annotations
@@ -221,10 +224,14 @@ _MATH_INK = """() => [...document.querySelectorAll('.katex-html')].flatMap(drawn
 
 # What decides the contrast of each element that holds text: whether it is
 # shown, its colour, size and weight, and the backgrounds and opacity under it.
-# axe's colour-contrast rule (four fifths of its time) is run only on samples of
-# the signatures that no earlier check in this colour scheme has seen, at any
-# width, on any page: the rest look exactly like text that was checked.
-# The other rules run on every element at every axe width.
+# What decides axe's link-in-text-block answer for a link: its own look (colour,
+# weight, underline, border, background, outline, generated content) against
+# the look of the block around it, whether there is text beside it in that
+# block, and the backgrounds under it. axe's colour rules (colour-contrast and
+# link-in-text-block, nine tenths of its time) run only on samples of the
+# signatures that no earlier check in this colour scheme has seen, at any
+# width, on any page: the rest look exactly like text or links that were
+# checked. The other rules run on every element at every axe width.
 _SIGNATURES = """() => {
   const grounds = new Map();
   const ground = (e) => {
@@ -244,26 +251,50 @@ _SIGNATURES = """() => {
     const shown = e.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
     signs.set(e, [shown, s.color, s.fontSize, s.fontWeight, s.textShadow, ground(e)].join('|'));
   }
-  return signs;
+  const look = (e) => {
+    const s = getComputedStyle(e);
+    return [s.color, s.fontWeight, s.fontStyle, s.textDecorationLine, s.textDecorationStyle,
+      s.textDecorationColor, s.textDecorationThickness, s.borderBottomWidth,
+      s.borderBottomStyle, s.borderBottomColor, s.backgroundColor, s.backgroundImage,
+      s.outlineStyle, getComputedStyle(e, '::before').content,
+      getComputedStyle(e, '::after').content].join(',');
+  };
+  const links = new Map();
+  for (const a of document.body.querySelectorAll('a[href], [role=link]')) {
+    let block = a.parentElement;
+    const inline = (e) => getComputedStyle(e).display.startsWith('inline');
+    while (block && block !== document.body && inline(block)) block = block.parentElement;
+    block = block || document.body;
+    const beside = (block.textContent || '').trim().length > (a.textContent || '').trim().length;
+    const shown = a.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
+    links.set(a, ['link', shown, beside, look(a), look(block), ground(a)].join('|'));
+  }
+  return [signs, links];
 }"""
-# Marks (``data-pe-recheck``) the first two shown elements of each text
-# signature not in `seen` (two, in case axe cannot decide one, say one under the
-# sticky header); returns the new signatures, which the caller adds to `seen`.
+# Marks the first two shown elements of each text signature (``data-pe-recheck``)
+# and the first two links of each link signature (``data-pe-relink``) not in
+# `seen` (two, in case axe cannot decide one, say one under the sticky header);
+# returns the new signatures, which the caller adds to `seen`.
 _MARK_UNSEEN = (
     """(seen) => {
   const SAMPLES = 2;
   const known = new Set(seen);
-  const now = ("""
+  const [text, links] = ("""
     + _SIGNATURES
     + """)();
-  document.querySelectorAll('[data-pe-recheck]').forEach(e => e.removeAttribute('data-pe-recheck'));
+  for (const mark of ['data-pe-recheck', 'data-pe-relink']) {
+    document.querySelectorAll('[' + mark + ']').forEach(e => e.removeAttribute(mark));
+  }
   const fresh = new Map();
-  for (const [e, sign] of now) {
-    if (!sign.startsWith('true') || known.has(sign)) continue;
-    const marked = fresh.get(sign) || 0;
-    if (marked >= SAMPLES) continue;
-    e.setAttribute('data-pe-recheck', '');
-    fresh.set(sign, marked + 1);
+  for (const [signs, mark] of [[text, 'data-pe-recheck'], [links, 'data-pe-relink']]) {
+    for (const [e, sign] of signs) {
+      if (mark === 'data-pe-recheck' && !sign.startsWith('true')) continue;
+      if (known.has(sign)) continue;
+      const marked = fresh.get(sign) || 0;
+      if (marked >= SAMPLES) continue;
+      e.setAttribute(mark, '');
+      fresh.set(sign, marked + 1);
+    }
   }
   return [...fresh.keys()];
 }"""
@@ -305,28 +336,39 @@ class Result:
     violations: list[str] = field(default_factory=list)
     violation_nodes: int = 0
     axe_runs: int = 0
-    contrast_checked: int = 0  # distinct text signatures whose contrast axe checked
+    contrast_checked: int = 0  # distinct text and link signatures axe's colour rules checked
 
 
 def _scheme(page: Any, scheme: str) -> None:
-    """Switch the palette the way the toggle does, without reloading."""
+    """Switch the palette as the reader's toggle does (its radio input), without reloading.
+
+    The theme answers the choice by setting ``data-md-color-scheme`` on the
+    body; a page without the toggle gets the attribute set directly. Fails if
+    the page does not end in `scheme`.
+    """
     page.emulate_media(color_scheme=scheme)
     name = "slate" if scheme == "dark" else "default"
-    page.evaluate(
-        "(name) => { document.body.setAttribute('data-md-color-scheme', name);"
-        " document.body.setAttribute('data-md-color-media',"
-        " name === 'slate' ? '(prefers-color-scheme: dark)' : '(prefers-color-scheme: light)'); }",
+    now = page.evaluate(
+        """(name) => {
+          const toggle = document.querySelector(
+            'input[name=__palette][data-md-color-scheme="' + name + '"]');
+          if (toggle) toggle.click(); else document.body.setAttribute('data-md-color-scheme', name);
+          return document.body.getAttribute('data-md-color-scheme');
+        }""",
         name,
     )
+    if now != name:
+        raise RuntimeError(f"the page stayed in colour scheme {now!r}; asked for {name!r}")
 
 
 def _axe(
     page: Any, disabled: set[str], *, recheck: bool = False, colours_only: bool = False
 ) -> Any:
-    """Run axe's WCAG rules on the page; with `recheck`, colour contrast only on marked text.
+    """Run axe's WCAG rules on the page; with `recheck`, the colour rules only on marked samples.
 
     With `recheck`, the colour-contrast rule looks only at the elements that
-    `_MARK_UNSEEN` marked (``data-pe-recheck``), in the same run as every other rule.
+    `_MARK_UNSEEN` marked (``data-pe-recheck``) and link-in-text-block only at
+    the links it marked (``data-pe-relink``), in the same run as every other rule.
     With `colours_only`, only the rules that read colours (`COLOUR_RULES`) run.
     KaTeX's drawn boxes are left out (see the module docstring). Returns
     ``[rule, node count, up to three examples]`` for each violation.
@@ -334,11 +376,13 @@ def _axe(
     return page.evaluate(
         """async ([tags, disabled, recheck, colours]) => {
           const rules = Object.fromEntries(disabled.map(r => [r, {enabled: false}]));
-          const only = {id: 'color-contrast', selector: '[data-pe-recheck]'};
+          const only = [{id: 'color-contrast', selector: '[data-pe-recheck]'},
+            {id: 'link-in-text-block',
+              selector: 'a[href][data-pe-relink], [role=link][data-pe-relink]'}];
           const runOnly = colours
             ? {type: 'rule', values: colours.filter(r => !disabled.includes(r))}
             : {type: 'tag', values: tags};
-          if (recheck) axe.configure({rules: [only]});
+          if (recheck) axe.configure({rules: only});
           try {
             const r = await axe.run({exclude: [['.katex-html']]},
               {runOnly, rules, resultTypes: ['violations']});
@@ -365,7 +409,7 @@ def check(
     replace: dict[str, str] | None = None,
     every_rule_in: Iterable[str] | None = None,
 ) -> Result:
-    """Load every page in every scheme, resize it through `widths`, run axe at `axe_widths`.
+    """Load every page once; in each scheme resize it through `widths`, run axe at `axe_widths`.
 
     `skip_axe` maps a page path to axe rule ids not run there (none by default);
     `replace` maps a page path to HTML served there instead (to test the check).
@@ -374,40 +418,44 @@ def check(
     """
     axe = axe_script()
     result = Result()
-    widths, axe_widths, paths = list(widths), set(axe_widths), list(paths)
+    widths, axe_widths, paths = sorted(set(widths), reverse=True), set(axe_widths), list(paths)
     schemes = list(schemes)
     every_rule = set(schemes if every_rule_in is None else every_rule_in)
-    for scheme in schemes:
-        context = browser.new_context(
-            viewport={"width": max(widths), "height": HEIGHT}, color_scheme=scheme
-        )
-        page = context.new_page()
-        seen: set[str] = set()  # text signatures whose contrast axe has checked
+    seen: dict[str, set[str]] = {scheme: set() for scheme in schemes}  # text signatures checked
+    context = browser.new_context(
+        viewport={"width": widths[0], "height": HEIGHT}, color_scheme=schemes[0]
+    )
+    page = context.new_page()
 
-        def route(route: Any) -> None:
-            url = route.request.url
-            if replace and url.startswith(base) and "/" + url[len(base) :] in replace:
-                route.fulfill(body=replace["/" + url[len(base) :]], content_type="text/html")
-            elif url.startswith((base, "data:", "blob:")):
-                route.continue_()
-            else:
-                route.abort()
+    def route(route: Any) -> None:
+        url = route.request.url
+        if replace and url.startswith(base) and "/" + url[len(base) :] in replace:
+            route.fulfill(body=replace["/" + url[len(base) :]], content_type="text/html")
+        elif url.startswith((base, "data:", "blob:")):
+            route.continue_()
+        else:
+            route.abort()
 
-        page.route("**/*", route)
-        try:
-            for path in paths:
-                page.goto(base + path.lstrip("/"), wait_until="load")
-                result.loads += 1
+    page.route("**/*", route)
+    try:
+        for path in paths:
+            page.goto(base + path.lstrip("/"), wait_until="load")
+            result.loads += 1
+            page.add_style_tag(content=_STILL)
+            page.evaluate(axe)
+            for turn, scheme in enumerate(schemes):
+                # Switched as the toggle does, on the loaded page; the widths are walked
+                # down in one scheme and back up in the next, so no width is visited twice
+                # in a row and the next page starts at the width this one ends at.
                 _scheme(page, scheme)
-                page.add_style_tag(content=_STILL)
-                page.evaluate(axe)
                 for formula in page.evaluate(_MATH_INK):
                     result.violations.append(
                         f"{path} {scheme}: math-ink: {formula} is drawn in a colour or"
                         " on a background of its own, which axe does not check"
                     )
-                for width in sorted(widths, reverse=True):
-                    page.set_viewport_size({"width": width, "height": HEIGHT})
+                for width in widths if turn % 2 == 0 else widths[::-1]:
+                    if (page.viewport_size or {}).get("width") != width:
+                        page.set_viewport_size({"width": width, "height": HEIGHT})
                     page.evaluate(_SETTLED)
                     result.checks += 1
                     overflow, wide = page.evaluate(_OVERFLOW)
@@ -427,11 +475,11 @@ def check(
                     if width in axe_widths:
                         disabled = set((skip_axe or {}).get(path, set()))
                         # Contrast only for text drawn unlike any checked before.
-                        fresh = page.evaluate(_MARK_UNSEEN, sorted(seen))
+                        fresh = page.evaluate(_MARK_UNSEEN, sorted(seen[scheme]))
                         found = _axe(
                             page, disabled, recheck=True, colours_only=scheme not in every_rule
                         )
-                        seen.update(fresh)
+                        seen[scheme].update(fresh)
                         result.contrast_checked += len(fresh)
                         result.axe_runs += 1
                         for rule, count, examples in found:
@@ -439,8 +487,8 @@ def check(
                             result.violations.append(
                                 f"{path} {width}px {scheme}: {rule} x{count}: {examples}"
                             )
-        finally:
-            context.close()
+    finally:
+        context.close()
     return result
 
 

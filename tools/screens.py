@@ -13,7 +13,6 @@ if a page scrolls sideways, axe finds a violation or math takes over 2.5 s.
 
 from __future__ import annotations
 
-import gzip
 import sys
 import time
 from pathlib import Path
@@ -42,29 +41,6 @@ window.__peMath = null;
   requestAnimationFrame(poll);
 })();
 """
-
-
-class _Gzip(local_site.QuietHandler):
-    """Serve the site as GitHub Pages does: text files gzip-compressed when asked."""
-
-    def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
-        path = Path(self.translate_path(self.path))
-        if path.is_dir():
-            path = path / "index.html"
-        wants_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
-        if not (wants_gzip and path.is_file() and path.suffix in _TEXT):
-            super().do_GET()
-            return
-        body = gzip.compress(path.read_bytes(), mtime=0)
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-_TEXT = {".html", ".css", ".js", ".svg", ".json", ".xml", ".txt"}
 
 
 def math_on_a_phone(browser: Any, base: str, path: str = "formula/") -> dict[str, float]:
@@ -110,7 +86,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     paths = screens.site_pages(site)
-    with local_site.served(site, _Gzip) as base, sync_playwright() as playwright:
+    with local_site.served(site, local_site.GzipHandler) as base, sync_playwright() as playwright:
         browser = local_site.launch(playwright)
         start = time.perf_counter()
         result = screens.check_side_by_side(local_site.launch, base, paths)

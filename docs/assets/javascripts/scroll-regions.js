@@ -24,9 +24,19 @@
 
   // Any overflow makes the box a region that scrolls, focusable from the
   // keyboard (axe's scrollable-region-focusable counts a single pixel); the
-  // hint is shown only past a pixel of rounding.
-  function mark(box) {
-    var over = box.scrollWidth - box.clientWidth;
+  // hint is shown only past a pixel of rounding. Every box is measured first
+  // and changed after: measuring one box after changing another would make
+  // the browser lay the whole page out again for each box.
+  function markAll(boxes) {
+    var overs = boxes.map(function (box) {
+      return box.scrollWidth - box.clientWidth;
+    });
+    boxes.forEach(function (box, i) {
+      mark(box, overs[i]);
+    });
+  }
+
+  function mark(box, over) {
     var marked = box.hasAttribute("data-pe-scrolls");
     if (over > 0 && !marked) {
       box.setAttribute("data-pe-scrolls", "");
@@ -65,15 +75,18 @@
   }
 
   var sizes = new ResizeObserver(function (entries) {
-    entries.forEach(function (entry) {
-      mark(entry.target);
-    });
+    markAll(
+      entries.map(function (entry) {
+        return entry.target;
+      })
+    );
   });
   var watched = new WeakSet();
   var pending = false;
 
   function scan() {
     pending = false;
+    var boxes = [];
     document.querySelectorAll(BOXES).forEach(function (box) {
       if (box.matches(".md-typeset__scrollwrap table")) {
         // The wrapper scrolls, not the table inside it; a table marked before
@@ -87,8 +100,9 @@
         watched.add(box);
         sizes.observe(box);
       }
-      mark(box);
+      boxes.push(box);
     });
+    markAll(boxes);
   }
 
   function later() {

@@ -75,8 +75,9 @@ def test_every_page_scores_100_for_accessibility_best_practices_and_seo() -> Non
 # their metrics. strict: once a record meets the target this fails, and the mark goes.
 @pytest.mark.xfail(
     strict=True,
-    reason="performance under 95 on some pages in the recorded run (Lighthouse's simulated "
-    "phone on a shared 2-core machine: total blocking time and largest contentful paint)",
+    reason="issue 23's target is missed: performance under 95 on 37 of 39 pages in the "
+    "recorded run (quiet machine; total blocking time, mostly the theme's style and layout "
+    "of pages of 2,500-6,300 elements, and largest contentful paint)",
 )
 def test_every_page_scores_95_for_performance() -> None:
     assert below("performance") == {}

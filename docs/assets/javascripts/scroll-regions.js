@@ -74,12 +74,22 @@
     }
   }
 
+  // A box is measured by the scan that starts watching it; the observer's first
+  // report of it (every observed box gets one) repeats that measure and is skipped:
+  // on a long page it was a second pass over every box, and a second forced layout.
+  var fresh = new WeakSet();
   var sizes = new ResizeObserver(function (entries) {
-    markAll(
-      entries.map(function (entry) {
-        return entry.target;
-      })
-    );
+    var changed = [];
+    entries.forEach(function (entry) {
+      if (fresh.has(entry.target)) {
+        fresh.delete(entry.target);
+      } else {
+        changed.push(entry.target);
+      }
+    });
+    if (changed.length) {
+      markAll(changed);
+    }
   });
   var watched = new WeakSet();
   var pending = false;
@@ -98,6 +108,7 @@
       }
       if (!watched.has(box)) {
         watched.add(box);
+        fresh.add(box);
         sizes.observe(box);
       }
       boxes.push(box);

@@ -195,8 +195,12 @@ def draw(name: str) -> dict[str, Path]:
         if not _complete(name, target) and _report is None:
             # A miss on a cold cache is rarely alone: draw every stale figure
             # now, several at a time, rather than one per page as pages come.
-            # (Once `start` has run, a figure it did not start is left out.)
             build()
+        elif not _complete(name, target) and script in figure_scripts():
+            # After `start`, a script it did not find stale (new since, or its
+            # output removed) is drawn alone; one left out of the build is not.
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _run(script, target)
     images = _outputs(name, target)
     if not _complete(name, target):
         # Under `make serve` without torch the scripts that import it are left out

@@ -19,6 +19,7 @@ from conftest import SiteBuild
 
 import tools.local_site
 from tools import screen_checks as screens
+from tools.local_site import open_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -52,7 +53,7 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
     """The checker is not blind: a page made too wide, with a faint line and a stray permalink."""
     context = browser.new_context(viewport={"width": 375, "height": 800})
     page = context.new_page()
-    page.goto(server + "formula/", wait_until="load")
+    open_page(page, server + "formula/")
     page.evaluate(
         "() => { const p = document.createElement('p');"
         " p.style.cssText = 'width: 900px; color: #999; background: #fff';"
@@ -87,7 +88,7 @@ def test_contrast_is_checked_again_where_a_phone_draws_text_differently(
     """At 375 px axe's contrast rule sees only what changed since 1280 px: it must see this."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.goto(server + "formula/", wait_until="load")
+    open_page(page, server + "formula/")
     page.evaluate(
         "() => { const s = document.createElement('style');"
         " s.textContent = '@media (max-width: 600px) { .pe-faint { color: #bbb !important } }"
@@ -125,7 +126,7 @@ def test_contrast_is_checked_once_per_look_across_pages(server: str, browser: Br
     for path, greys in (("formula/", ("#bbb",)), ("rotation/", ("#bbb", "#c4c4c4"))):
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         page = context.new_page()
-        page.goto(server + path, wait_until="load")
+        open_page(page, server + path)
         page.evaluate(
             "(greys) => { for (const g of greys) { const p = document.createElement('p');"
             " p.style.color = g; p.textContent = 'faint ' + g;"
@@ -158,7 +159,7 @@ def test_the_second_scheme_checks_colours_and_the_first_everything(
     """Text faint only in the dark scheme is caught there; an unnamed image once, in light."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.goto(server + "formula/", wait_until="load")
+    open_page(page, server + "formula/")
     page.evaluate(
         "() => { const s = document.createElement('style');"
         " s.textContent = '[data-md-color-scheme=slate] .pe-dark { color: #3a3a3a }';"
@@ -196,7 +197,7 @@ def test_links_are_checked_once_per_look_across_pages(server: str, browser: Brow
     for path, colours in looks:
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         page = context.new_page()
-        page.goto(server + path, wait_until="load")
+        open_page(page, server + path)
         page.evaluate(
             "(colours) => { for (const c of colours) { const p = document.createElement('p');"
             " p.style.color = '#000'; p.append('words around ');"

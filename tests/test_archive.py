@@ -27,6 +27,7 @@ from conftest import SiteBuild, wait_for_math, watched_page
 
 import pe
 from tools.archive import TOP, make_archive
+from tools.local_site import open_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -96,7 +97,7 @@ def http_server(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 def test_the_unzipped_site_works_offline(browser: Browser, http_server: str) -> None:
     with watched_page(browser, http_server) as (page, outside, errors):
         # Math, typeset by KaTeX when the site was built, in the fonts the zip holds.
-        page.goto(http_server + "formula/", wait_until="load")
+        open_page(page, http_server + "formula/")
         wait_for_math(page)
         assert page.locator(".arithmatex .katex").count() > 10
         # A figure.
@@ -112,7 +113,7 @@ def test_the_unzipped_site_works_offline(browser: Browser, http_server: str) -> 
         search.press_sequentially("wavelength", delay=20)
         page.wait_for_selector(".md-search-result__item", timeout=15_000)
         # The playground: the encoding of one cell, against pe.
-        page.goto(http_server + "playground/", wait_until="load")
+        open_page(page, http_server + "playground/")
         widget = page.locator('[data-pe-widget="playground"]')
         page.wait_for_function(
             "document.querySelector('[data-pe-widget=\"playground\"]').dataset.mounted"

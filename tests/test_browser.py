@@ -17,6 +17,7 @@ import pytest
 from conftest import SiteBuild, wait_for_math, watched_page
 
 from tools import screen_checks as screens
+from tools.local_site import open_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -57,7 +58,7 @@ def test_every_page_is_local_clean_rendered_and_light(
     weights: dict[str, tuple[int, int]] = {}
     for path in site_pages(site):
         fetched.clear()
-        page.goto(server + path.lstrip("/"), wait_until="load")
+        open_page(page, server + path.lstrip("/"))
         if page.locator(".arithmatex").count():
             wait_for_math(page)
             raw = page.evaluate(
@@ -126,7 +127,7 @@ def test_light_and_dark_figures_follow_the_palette(
     server: str, page_watch: tuple[Page, list[str], list[str]]
 ) -> None:
     page, _, _ = page_watch
-    page.goto(server, wait_until="load")
+    open_page(page, server)
 
     def visible_variants() -> list[str]:
         sources: list[str] = page.evaluate(
@@ -149,7 +150,7 @@ def test_instant_navigation_typesets_the_new_page(
     server: str, page_watch: tuple[Page, list[str], list[str]]
 ) -> None:
     page, outside, errors = page_watch
-    page.goto(server, wait_until="load")
+    open_page(page, server)
     wait_for_math(page)
     page.locator("nav.md-nav--primary a[href$='formula/']").first.click()
     page.wait_for_url(re.compile(r".*/formula/$"))
@@ -163,12 +164,39 @@ def test_search_finds_rotation_offline(
     server: str, page_watch: tuple[Page, list[str], list[str]]
 ) -> None:
     page, outside, errors = page_watch
-    page.goto(server, wait_until="load")
+    open_page(page, server)
     search = page.locator("input.md-search__input")
     search.click()
     search.press_sequentially("rotation", delay=20)
     page.wait_for_selector(".md-search-result__item", timeout=15_000)
     assert page.locator(".md-search-result__item").count() >= 1
+    assert outside == []
+    assert errors == []
+
+
+def test_the_scripts_start_after_the_first_paint(
+    server: str, page_watch: tuple[Page, list[str], list[str]]
+) -> None:
+    """The theme's bundle and scroll-regions.js are requested after the first contentful
+    paint (overrides/main.html), on a long page, a short one and one with a widget, and
+    the theme still starts there: its observables emit once, the palette toggle works."""
+    page, outside, errors = page_watch
+    for path in ("reference/rope/", "changelog/", "playground/"):
+        open_page(page, server + path)
+        page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length")
+        paint, requests = page.evaluate(
+            # paintTime: when the frame was drawn (startTime is when the screen showed it).
+            """() => [performance.getEntriesByName('first-contentful-paint')[0].paintTime,
+                      performance.getEntriesByType('resource')
+                        .filter(e => /(bundle\\.[0-9a-f]+\\.min|scroll-regions)\\.js$/.test(e.name))
+                        .map(e => [e.name.split('/').pop(), e.startTime])]"""
+        )
+        assert sorted(name.split(".")[0] for name, _ in requests) == ["bundle", "scroll-regions"]
+        assert all(start >= paint for _, start in requests), (path, paint, requests)
+        # Started on the DOMContentLoaded sent again: the theme's observables emitted once.
+        assert page.evaluate("window.document$._buffer.length") == 1, path
+    page.locator("label[for=__palette_1]").first.click()
+    page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
     assert outside == []
     assert errors == []
 
@@ -179,7 +207,7 @@ def test_the_search_index_comes_after_the_page(
     """The theme's request for search/search_index.json is sent after the load event
     (overrides/main.html): the page's fonts and styles do not share the bandwidth with it."""
     page, outside, errors = page_watch
-    page.goto(server + "changelog/", wait_until="load")
+    open_page(page, server + "changelog/")
     page.wait_for_function(
         "performance.getEntriesByType('resource').some(e => e.name.endsWith('search_index.json'))"
     )
@@ -237,7 +265,7 @@ def test_figure_text_is_readable_at_phone_and_laptop_widths(
     with watched_page(browser, server, viewport={"width": width, "height": 900}) as watched:
         page = watched[0]
         for path in pages:
-            page.goto(server + path.lstrip("/"), wait_until="load")
+            open_page(page, server + path.lstrip("/"))
             page.evaluate(
                 "() => document.querySelectorAll('article img').forEach(i => {"
                 " if (i.offsetParent !== null) i.loading = 'eager'; })"
@@ -298,7 +326,7 @@ def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> N
     """The checks are not blind: each problem, made on a real page, is reported."""
     with watched_page(browser, server, viewport={"width": 375, "height": 800}) as watched:
         page = watched[0]
-        page.goto(server + "formula/", wait_until="load")
+        open_page(page, server + "formula/")
         page.wait_for_selector("article pre > .md-code__nav")
         assert page.evaluate(screens._LAYOUT, 375) == []
         page.evaluate(
@@ -364,7 +392,7 @@ def test_wide_tables_fit_the_column_at_1280(server: str, browser: Browser) -> No
     page = context.new_page()
     try:
         for path, heads in FIT_AT_1280.items():
-            page.goto(server + path.lstrip("/"), wait_until="load")
+            open_page(page, server + path.lstrip("/"))
             tables = page.evaluate(
                 """() => [...document.querySelectorAll('article table')].map(t => {
                   const box = t.closest('.md-typeset__scrollwrap') || t;

@@ -22,6 +22,7 @@ from conftest import wait_for_math
 from PIL import Image, ImageChops, ImageFilter, ImageStat
 
 from sitegen import typeset
+from tools.local_site import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
@@ -60,7 +61,7 @@ def compare(browser: Any, base: str, path: str, source: str) -> list[tuple[str, 
     options = {"viewport": {"width": 1280, "height": 900}, "device_scale_factor": 1}
     context, plain_context = browser.new_context(**options), browser.new_context(**options)
     site, plain = context.new_page(), plain_context.new_page()
-    site.goto(base + path, wait_until="load")
+    open_page(site, base + path)
     wait_for_math(site)
     parts = site.locator("div.arithmatex > .katex-display > .katex")
     assert parts.count() == len(tex), (path, parts.count(), len(tex))

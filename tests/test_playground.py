@@ -29,6 +29,7 @@ from playwright.sync_api import Browser, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import pe
+from tools.local_site import open_page
 
 pytestmark = pytest.mark.browser
 
@@ -71,7 +72,7 @@ def page(browser: Browser, server: str) -> Iterator[Page]:
 
 
 def open_widget(page: Page, server: str, path: str, kind: str) -> Locator:
-    page.goto(server + path, wait_until="load")
+    open_page(page, server + path)
     widget = page.locator(f'[data-pe-widget="{kind}"]')
     widget.wait_for()
     page.wait_for_function(f"document.querySelector('[data-pe-widget=\"{kind}\"]').dataset.mounted")
@@ -579,7 +580,7 @@ def check_rotation(widget: Locator, position: int, offset: int, pair: int) -> No
 def test_layout_holds_and_screenshots(browser: Browser, server: str, scheme: str) -> None:
     """At 320, 375, 768 and 1280 px: no sideways scroll, nothing out of the box, 44 px targets."""
     with watched_page(browser, server, color_scheme=scheme) as (page, outside, errors):
-        page.goto(server + "playground/", wait_until="load")
+        open_page(page, server + "playground/")
         page.wait_for_function(f"document.querySelector('{PLAYGROUND}').dataset.mounted")
         for width in (320, 375, 768, 1280):
             page.set_viewport_size({"width": width, "height": 900})
@@ -947,7 +948,7 @@ def test_instant_navigation_brings_the_widget_script(page: Page, server: str) ->
     """playground.js is loaded by the pages with a widget only (overrides/main.html); a
     reader who reaches one by instant navigation from a page without it gets a working
     widget, and so on the next such page (the script runs again, mounting only new ones)."""
-    page.goto(server, wait_until="load")
+    open_page(page, server)
     assert page.evaluate("typeof window.pePlayground") == "undefined"
     for path, kind in (("playground/", "playground"), ("rotation/", "rotation")):
         page.locator(f"nav.md-nav--primary a[href$='{path}']").first.click()

@@ -11,6 +11,7 @@ import pytest
 from conftest import watched_page
 
 import pe
+from tools.local_site import open_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page
@@ -43,7 +44,7 @@ def page(browser: Browser, server: str) -> Iterator[Page]:
 
 
 def open_panel(page: Page, server: str) -> Locator:
-    page.goto(server + "beyond/rope-scaling/", wait_until="load")
+    open_page(page, server + "beyond/rope-scaling/")
     panel = page.locator("[data-pe-rope-panel]")
     panel.wait_for()
     page.wait_for_function("document.querySelector('[data-pe-rope-panel]').dataset.ropeMounted")

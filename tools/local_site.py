@@ -73,6 +73,17 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
 
 
+#: Set on ``<html>`` once the theme's script and the site's own have run: they
+#: start after the first paint (overrides/main.html), so the load event may come first.
+SCRIPTS_RUN = "document.documentElement.getAttribute('data-pe-scripts') === 'run'"
+
+
+def open_page(page: Any, url: str, timeout: float = 30_000) -> None:
+    """Load `url` in `page` and wait until the site's scripts have run (see `SCRIPTS_RUN`)."""
+    page.goto(url, wait_until="load", timeout=timeout)
+    page.wait_for_function(SCRIPTS_RUN, timeout=timeout)
+
+
 def built_site(arguments: list[str], default: Path) -> Path:
     """Return the site directory named first in `arguments` (else `default`), if built."""
     site = Path(arguments[0] if arguments else default)

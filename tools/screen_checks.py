@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from tools.local_site import open_page
+
 WIDTHS = (320, 375, 768, 1280)
 AXE_WIDTHS = (375, 1280)
 SCHEMES = ("light", "dark")
@@ -439,7 +441,7 @@ def check(
     page.route("**/*", route)
     try:
         for path in paths:
-            page.goto(base + path.lstrip("/"), wait_until="load")
+            open_page(page, base + path.lstrip("/"))
             result.loads += 1
             page.add_style_tag(content=_STILL)
             page.evaluate(axe)

@@ -21,6 +21,7 @@ from typing import Any
 from benchmarks._common import environment, write
 from tools import local_site
 from tools import screen_checks as screens
+from tools.local_site import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +64,7 @@ def math_on_a_phone(browser: Any, base: str, path: str = "formula/") -> dict[str
         },
     )
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": PHONE["cpu_slowdown"]})
-    page.goto(base + path, wait_until="load", timeout=60_000)
+    open_page(page, base + path, timeout=60_000)
     page.wait_for_function("window.__peMath !== null", timeout=60_000)
     math_ms = page.evaluate("window.__peMath")
     paint_ms = page.evaluate(

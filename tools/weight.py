@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from tools.local_site import open_page
+
 _SETTLED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 COMPRESSED = {".html", ".js", ".css", ".svg", ".json", ".xml", ".txt", ".map"}
 LIMIT = 1.5 * 2**20
@@ -66,7 +68,7 @@ def page_weights(browser: Any, base: str, site: Path) -> list[PageWeight]:
         page.on("requestfailed", lambda request, busy=pending: busy.discard(request))
         page.on("requestfinished", lambda request, busy=pending: busy.discard(request))
         page.on("requestfinished", lambda request, seen=fetched: seen.add(request.url))
-        page.goto(base + path.lstrip("/"), wait_until="load")
+        open_page(page, base + path.lstrip("/"))
         height = page.evaluate("document.body.scrollHeight")
         # Bring every lazy figure into view: Chromium starts loading a lazy image
         # well before it enters the viewport, so steps of two screens miss none.

@@ -3,6 +3,13 @@
 // box, it gets tabindex=0, role=region and a name, and a visible hint sits
 // above it. Boxes are watched as the window resizes and as pages change (with
 // instant navigation the page body is swapped without a reload).
+//
+// Boxes are measured only where the browser has just laid the page out: in a
+// ResizeObserver's report, which comes after layout and before paint. Asking
+// a box for its widths anywhere else makes the browser lay the whole page out
+// on the spot (a forced reflow: a quarter of a second on a long page on a
+// throttled phone). A box to measure again is observed afresh, and the
+// observer reports it after the next layout.
 (function () {
   "use strict";
   var BOXES = [
@@ -74,46 +81,41 @@
     }
   }
 
-  // A box is measured by the scan that starts watching it; the observer's first
-  // report of it (every observed box gets one) repeats that measure and is skipped:
-  // on a long page it was a second pass over every box, and a second forced layout.
-  var fresh = new WeakSet();
   var sizes = new ResizeObserver(function (entries) {
-    var changed = [];
-    entries.forEach(function (entry) {
-      if (fresh.has(entry.target)) {
-        fresh.delete(entry.target);
-      } else {
-        changed.push(entry.target);
-      }
-    });
-    if (changed.length) {
-      markAll(changed);
-    }
+    markAll(
+      entries.map(function (entry) {
+        return entry.target;
+      })
+    );
   });
-  var watched = new WeakSet();
   var pending = false;
 
+  // Every box, new or not: its content may have changed without its size.
   function scan() {
     pending = false;
-    var boxes = [];
     document.querySelectorAll(BOXES).forEach(function (box) {
       if (box.matches(".md-typeset__scrollwrap table")) {
         // The wrapper scrolls, not the table inside it; a table marked before
         // Material wrapped it gives up its mark and hint to the wrapper.
+        sizes.unobserve(box);
         if (box.hasAttribute("data-pe-scrolls")) {
           unmark(box);
         }
         return;
       }
-      if (!watched.has(box)) {
-        watched.add(box);
-        fresh.add(box);
-        sizes.observe(box);
-      }
-      boxes.push(box);
+      sizes.unobserve(box);
+      sizes.observe(box);
     });
-    markAll(boxes);
+  }
+
+  // A change of the page's boxes, not of the hints this script adds.
+  function ours(record) {
+    var nodes = Array.prototype.slice.call(record.addedNodes).concat(
+      Array.prototype.slice.call(record.removedNodes)
+    );
+    return nodes.every(function (node) {
+      return node.nodeType === 1 && node.classList.contains("pe-scroll-hint");
+    });
   }
 
   function later() {
@@ -123,7 +125,11 @@
     }
   }
 
-  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+  new MutationObserver(function (records) {
+    if (!records.every(ours)) {
+      later();
+    }
+  }).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", later);
   later();
   window.peScrollRegions = { scan: scan };

@@ -112,11 +112,8 @@ lint: $(STAMP)
 	$(BIN)/python -m ruff format --check .
 	$(BIN)/python -m mypy
 
-# The tests run in $(TEST_WORKERS) processes (pytest-xdist); the site is built once,
-# by the first (see tests/conftest.py). TEST_WORKERS=0 runs them in this process.
-TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest
 
 # Timings and memory against reference implementations, measured in one run;
 # writes benchmarks/results/*.json, which the pages read. Fails if a target is missed.

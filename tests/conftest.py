@@ -8,12 +8,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import pickle
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -201,39 +199,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: any(_needs(item, name) for name in _BACKGROUND_FIXTURES))
 
 
-# make test runs the tests in two processes (pytest-xdist's workers gw0 and gw1).
-# The background jobs run once, in gw0 (or in the one process without xdist);
-# gw0 leaves each result, pickled, in the folder the workers' temporary folders
-# share, and the other workers read it from there.
-_SHARED_WAIT = 1800.0  # seconds a worker waits for gw0's result before giving up
-
-
-def _xdist_worker() -> str | None:
-    return os.environ.get("PYTEST_XDIST_WORKER")
-
-
-def _shared_result(path: Path, job: Any, root: Path) -> Any:
-    """Run `job` on `root` and leave its result at `path` for the other workers."""
-    try:
-        result = job(root)
-    except Exception as error:  # the other workers fail with the same message
-        result = f"{path.stem} failed in worker gw0: {error!r}"
-    scratch = path.with_suffix(".partial")
-    scratch.write_bytes(pickle.dumps(result))
-    scratch.replace(path)
-    return result
-
-
-def _result_of_gw0(path: Path) -> Any:
-    """Wait for the result gw0 leaves at `path` (see `_shared_result`)."""
-    deadline = time.monotonic() + _SHARED_WAIT
-    while not path.is_file():
-        if time.monotonic() > deadline:
-            return f"no result of {path.stem} from worker gw0 after {_SHARED_WAIT:.0f} s"
-        time.sleep(0.5)
-    return pickle.loads(path.read_bytes())
-
-
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the background jobs that the selected tests need, in one worker thread."""
     wanted = [
@@ -246,17 +211,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     factory = session.config._tmp_path_factory  # type: ignore[attr-defined]
     jobs = {"site": _build_site, "zensical_site": _build_zensical, "figure_reruns": _rerun_figures}
     worker = ThreadPoolExecutor(max_workers=1)
-    xdist_worker = _xdist_worker()
-    # Every worker selects the same tests, so all of them want the same jobs.
-    shared = factory.getbasetemp().parent
     for name in wanted:
-        if xdist_worker is None:
-            _jobs[name] = worker.submit(jobs[name], factory.mktemp(name))
-        elif xdist_worker == "gw0":
-            path = shared / f"pe-{name}.pickle"
-            _jobs[name] = worker.submit(_shared_result, path, jobs[name], factory.mktemp(name))
-        else:
-            _jobs[name] = worker.submit(_result_of_gw0, shared / f"pe-{name}.pickle")
+        _jobs[name] = worker.submit(jobs[name], factory.mktemp(name))
     worker.shutdown(wait=False)
 
 
@@ -282,20 +238,7 @@ def zensical_site() -> Iterator[Path]:
     if directory is None:
         pytest.skip("zensical is not installed")
     yield directory
-    if _xdist_worker() is None:  # else removed by the first process, once all are done
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """With xdist, the first process removes the Zensical site once every worker is done."""
-    if _xdist_worker() is not None or not session.config.pluginmanager.hasplugin("dsession"):
-        return
-    shared = session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
-    built = shared / "pe-zensical_site.pickle"
-    if built.is_file():
-        directory = pickle.loads(built.read_bytes())
-        if isinstance(directory, Path):
-            shutil.rmtree(directory, ignore_errors=True)
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -759,3 +759,47 @@ def test_empty_inputs_give_empty_results_on_every_call(layout: str) -> None:
         q_rot, k_rot = rope(torch.zeros(0, 2, 1, 4), torch.zeros(0, 1, 1, 4), offset=3)
         assert q_rot.shape == (0, 2, 1, 4)
         assert k_rot.shape == (0, 1, 1, 4)
+
+
+@pytest.mark.parametrize(
+    ("shape", "fraction", "dtype"),
+    [
+        ((2, 5, 40, 16), None, torch.float32),  # several whole sequences in a chunk
+        ((1, 3, 300, 16), None, torch.float32),  # one sequence split into chunks of rows
+        ((3, 70, 24), 0.5, torch.float32),  # partial rotary: the rest passes through
+        ((2, 4, 90, 16), None, torch.float16),  # turned in float32, returned in float16
+        ((2, 4, 90, 16), None, torch.float64),
+    ],
+)
+def test_large_concatenated_inputs_turned_in_chunks_match_the_formula(
+    monkeypatch: pytest.MonkeyPatch,
+    shape: tuple[int, ...],
+    fraction: float | None,
+    dtype: torch.dtype,
+) -> None:
+    """A large concatenated input is turned a chunk at a time (pe.nn._rotary._CHUNK_BYTES);
+    with the chunk made small, these inputs take that path, chunk edges included."""
+    from pe.nn import _rotary
+
+    monkeypatch.setattr(_rotary, "_CHUNK_BYTES", 1024)
+    calls: list[int] = []
+    chunks = _rotary._turn_concatenated_in_chunks
+
+    def counted(*args: Any) -> torch.Tensor:
+        calls.append(1)
+        return chunks(*args)
+
+    monkeypatch.setattr(_rotary, "_turn_concatenated_in_chunks", counted)
+    rope = RotaryEmbedding(shape[-1], layout="concatenated", partial_rotary_factor=fraction)
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(3)).to(dtype)
+    got = rope.rotate(x, offset=5)
+    assert calls == [1]
+    assert got.dtype == dtype
+    assert got.shape == x.shape
+    positions = np.arange(5, 5 + shape[-2])
+    expected = reference_rotation(x, positions, "concatenated", rope.rotary_dim)
+    tolerance = {torch.float16: 2e-3, torch.float32: 1e-5, torch.float64: 1e-12}[dtype]
+    np.testing.assert_allclose(got.double().numpy(), expected, atol=tolerance * 8)
+    q, k = rope(x, x[:1], offset=5)  # the module's forward takes the same path
+    np.testing.assert_allclose(q.double().numpy(), expected, atol=tolerance * 8)
+    np.testing.assert_allclose(k.double().numpy(), expected[:1], atol=tolerance * 8)

@@ -125,6 +125,9 @@ _BLOCK = 1 << 16  # positions computed at once when building a table (float64 te
 _FUSED = 1 << 16  # q and k of at most this many values in all are turned as one tensor
 _RECENT = 8  # rows of recent (offset, length) requests kept: every layer of a step asks alike
 _SIGNATURES = 16  # checked input signatures (shapes, dtypes, devices) kept: a model has a few
+# Concatenated pairs in an input of more than twice this many bytes (on the CPU) are turned
+# a chunk of about this size at a time: the second pass over a chunk finds it in the cache.
+_CHUNK_BYTES = 4 << 20
 
 
 def _compiling() -> bool:
@@ -270,6 +273,39 @@ def _fraction_for(rotated: Any, head_dim: int) -> float:
     while int(head_dim * fraction) < width:
         fraction = math.nextafter(fraction, 2.0)
     return fraction
+
+
+# --8<-- [start:chunks]
+def _turn_concatenated_in_chunks(
+    values: Tensor, cos: Tensor, minus_sin: Tensor, sin: Tensor, half: int
+) -> Tensor:
+    """Turn concatenated pairs as `RotaryEmbedding._turn` does, a cache-sized chunk at a time.
+
+    Done over the whole tensor, the three operations pass over memory three
+    times (the product, then each half's correction); a chunk of about
+    `_CHUNK_BYTES` is still in the cache when its corrections read it back.
+    `values` is contiguous, ``(..., seq, width)``; `cos` is ``(seq, width)``
+    and `minus_sin` and `sin` are ``(seq, half)``.
+    """
+    seq, width = values.shape[-2:]
+    flat = values.view(-1, seq, width)
+    out = torch.empty_like(flat)
+    rows = max(1, _CHUNK_BYTES // (width * values.element_size()))  # sequence rows per chunk
+    heads = max(1, rows // seq)  # whole sequences per chunk, where one fits
+    step = seq if heads > 1 else rows
+    for head in range(0, flat.shape[0], heads):
+        for start in range(0, seq, step):
+            x = flat[head : head + heads, start : start + step]
+            chunk = out[head : head + heads, start : start + step]
+            torch.mul(x, cos[start : start + step], out=chunk)
+            chunk.narrow(-1, 0, half).addcmul_(
+                x.narrow(-1, half, half), minus_sin[start : start + step]
+            )
+            chunk.narrow(-1, half, half).addcmul_(x.narrow(-1, 0, half), sin[start : start + step])
+    return out.view(values.shape)
+
+
+# --8<-- [end:chunks]
 
 
 class RotaryEmbedding(nn.Module):
@@ -873,6 +909,15 @@ class RotaryEmbedding(nn.Module):
         rotary, half = self.rotary_dim, self.rotary_dim // 2
         if self.layout == "concatenated":
             cos, minus_sin, sin = factors
+            if (
+                cos.dim() == 2  # rows shared by everything before the sequence
+                and values.device.type == "cpu"
+                and values.dim() >= 2
+                and values.is_contiguous()
+                and values.numel() * values.element_size() > 2 * _CHUNK_BYTES
+            ):
+                out = _turn_concatenated_in_chunks(values, cos, minus_sin, sin, half)
+                return out if out.dtype == x.dtype else out.to(x.dtype)
             out = values * cos  # (first cos, second cos, the rest unchanged)
             first, second = values.narrow(-1, 0, half), values.narrow(-1, half, half)
             out.narrow(-1, 0, half).addcmul_(second, minus_sin)  # first cos - second sin

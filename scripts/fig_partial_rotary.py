@@ -65,7 +65,10 @@ def draw(theme: Theme) -> Figure:
     axes.set_ylabel("score / |x|²")
     axes.set_title("a token's score with a copy of itself")
     axes.grid(True, axis="y")
-    axes.legend(loc="lower left")
+    if theme.phone:  # below the axes: the narrow canvas has no room beside the curves
+        figure.legend(loc="outside lower center", ncols=1)
+    else:
+        axes.legend(loc="lower left")
     return figure
 
 

@@ -47,7 +47,10 @@ def draw(theme: Theme) -> Figure:
     axes.set_xlabel("pair index i")
     axes.set_ylabel("wavelength (positions)")
     axes.grid(True, which="major", axis="y")
-    axes.legend(loc="lower right")
+    if theme.phone:  # below the axes: the narrow canvas has no room beside the curves
+        figure.legend(loc="outside lower center", ncols=2)
+    else:
+        axes.legend(loc="lower right")
     return figure
 
 

@@ -31,7 +31,10 @@ def draw(theme: Theme) -> Figure:
     axes.set_ylabel("bucket")
     axes.set_title(f"{NUM_BUCKETS} buckets, max_distance = {MAX_DISTANCE}")
     axes.grid(True, axis="y")
-    axes.legend(loc="center right")
+    if theme.phone:  # below the axes: the narrow canvas has no room beside the steps
+        figure.legend(loc="outside lower center", ncols=1)
+    else:
+        axes.legend(loc="center right")
     return figure
 
 

@@ -34,10 +34,15 @@ def _heatmap(axes: Axes, theme: Theme, table: np.ndarray, title: str) -> None:
 
 
 def draw(theme: Theme) -> Figure:
-    # Side by side; stacked on a phone.
-    shape, size = ((4, 1), (4.0, 11.0)) if theme.phone else ((2, 2), (7.2, 6.4))
-    figure, grid = plt.subplots(*shape, figsize=size, layout="constrained")
-    ddpm_axes, flipped_axes, periods, scaled = grid.flat
+    # Side by side; stacked on a phone, each panel in a subfigure of its own, so that
+    # the legends go below their panels (the narrow canvas has no room beside the curves).
+    if theme.phone:
+        figure = plt.figure(figsize=(4.0, 12.0), layout="constrained")
+        panels = figure.subfigures(4, 1, height_ratios=(1.0, 1.0, 1.25, 1.15))
+        ddpm_axes, flipped_axes, periods, scaled = (panel.subplots() for panel in panels)
+    else:
+        figure, grid = plt.subplots(2, 2, figsize=(7.2, 6.4), layout="constrained")
+        ddpm_axes, flipped_axes, periods, scaled = grid.flat
     ddpm = pe.timestep_embedding(STEPS, DIM, dtype=np.float64)
     flipped = pe.timestep_embedding(
         STEPS, DIM, flip_sin_to_cos=True, downscale_freq_shift=0, dtype=np.float64
@@ -63,7 +68,7 @@ def draw(theme: Theme) -> Figure:
     periods.set_ylabel("period 2π/ω_i (timesteps)")
     periods.set_title("shift and max_period: the slow end", color=theme.text, fontsize="medium")
     periods.grid(True, axis="y")
-    periods.legend(loc="upper left", fontsize="small")
+    _legend(periods, theme)
 
     sigma = np.linspace(0, 1, 400)
     column = 8  # the sine of pair 8
@@ -81,8 +86,16 @@ def draw(theme: Theme) -> Figure:
     scaled.set_title("scale: σ in [0, 1] needs ×1000", color=theme.text, fontsize="medium")
     scaled.set_ylim(-1.1, 1.6)
     scaled.grid(True)
-    scaled.legend(loc="upper left", fontsize="small")
+    _legend(scaled, theme)
     return figure
+
+
+def _legend(axes: Axes, theme: Theme) -> None:
+    """The legend of `axes`: inside, top left; below the panel on a phone."""
+    if theme.phone:
+        axes.get_figure().legend(loc="outside lower center", ncols=1)  # the panel's subfigure
+    else:
+        axes.legend(loc="upper left", fontsize="small")
 
 
 ALT = (

@@ -191,7 +191,9 @@ def draw(name: str) -> dict[str, Path]:
     if started is not None:  # drawing in the background (`start`): wait for it alone
         started.result()
     with _LOCK:  # two pages asking for one figure at once draw it once
-        target = _target(script, shared_key())
+        # The shared key of this build (every page asks: hashing pe's sources and reading
+        # two packages' versions each time was a second of a warm build).
+        target = _target(script, _shared if _shared is not None else shared_key())
         if not _complete(name, target) and _report is None:
             # A miss on a cold cache is rarely alone: draw every stale figure
             # now, several at a time, rather than one per page as pages come.
@@ -215,6 +217,7 @@ def draw(name: str) -> dict[str, Path]:
 #: The drawing started by `start`: each stale script's run, by figure name.
 _started: dict[str, Future[None]] = {}
 _report: Report | None = None
+_shared: str | None = None  # `shared_key` as `start` found it
 
 
 def start(jobs: int | None = None) -> Report:
@@ -229,10 +232,10 @@ def start(jobs: int | None = None) -> Report:
     (``scripts/_figstyle.py``); `finish` checks that the scripts wrote those.
     Call `finish` before the site's files are copied.
     """
-    global _report
+    global _report, _shared
     _started.clear()
     report = Report()
-    shared = shared_key()
+    shared = _shared = shared_key()
     pending: list[tuple[Path, Path]] = []
     for script in figure_scripts():
         name, target = figure_name(script), _target(script, shared)

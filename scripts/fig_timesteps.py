@@ -38,8 +38,8 @@ def draw(theme: Theme) -> Figure:
     # the legends go below their panels (the narrow canvas has no room beside the curves).
     if theme.phone:
         figure = plt.figure(figsize=(4.0, 12.0), layout="constrained")
-        panels = figure.subfigures(4, 1, height_ratios=(1.0, 1.0, 1.25, 1.15))
-        ddpm_axes, flipped_axes, periods, scaled = (panel.subplots() for panel in panels)
+        panels = np.asarray(figure.subfigures(4, 1, height_ratios=(1.0, 1.0, 1.25, 1.15)))
+        ddpm_axes, flipped_axes, periods, scaled = (panel.subplots() for panel in panels.flat)
     else:
         figure, grid = plt.subplots(2, 2, figsize=(7.2, 6.4), layout="constrained")
         ddpm_axes, flipped_axes, periods, scaled = grid.flat
@@ -92,8 +92,9 @@ def draw(theme: Theme) -> Figure:
 
 def _legend(axes: Axes, theme: Theme) -> None:
     """The legend of `axes`: inside, top left; below the panel on a phone."""
-    if theme.phone:
-        axes.get_figure().legend(loc="outside lower center", ncols=1)  # the panel's subfigure
+    panel = axes.get_figure()  # on a phone, the panel's own subfigure
+    if theme.phone and panel is not None:
+        panel.legend(loc="outside lower center", ncols=1)
     else:
         axes.legend(loc="upper left", fontsize="small")
 

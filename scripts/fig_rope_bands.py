@@ -39,7 +39,13 @@ def draw(theme: Theme) -> Figure:
     styles = ("-", "--", "-.", ":", "-")
     for (name, scaling), colour, style in zip(RULES.items(), theme.series, styles, strict=False):
         axes.plot(pairs, wavelengths(scaling), color=colour, ls=style, lw=1.8, label=name)
-    for length, text in ((TRAINED, "trained context 8,192"), (TARGET, "target 131,072")):
+    # Shorter on a phone, so that each label ends before the curves rise to its line.
+    labels = (
+        ("trained 8,192", "target 131,072")
+        if theme.phone
+        else ("trained context 8,192", "target 131,072")
+    )
+    for length, text in zip((TRAINED, TARGET), labels, strict=True):
         axes.axhline(length, color=theme.muted, lw=0.8, ls=":")
         axes.text(1, length * 1.3, text, color=theme.muted)
     axes.set_yscale("log")

@@ -7,7 +7,8 @@ Here MkDocs only starts every stale figure up front, several at a time and in
 the background while pages render, and lists the files (and the served
 wheel) so the link checker knows them, names the source
 commit in the footer, reuses the search entries of unchanged pages
-(`sitegen.search_cache`), and, without a ``site_url``, lists each page in the
+(`sitegen.search_cache`) and the compiled templates and formatted signatures
+of the last build (`sitegen.template_cache`), and, without a ``site_url``, lists each page in the
 sitemap by its path.
 
 MkDocs loads this file by path on every (re)build, so it first drops earlier
@@ -36,7 +37,7 @@ if str(ROOT) not in sys.path:
 for _name in [n for n in sys.modules if n.split(".")[0] in {"sitegen", "pe"}]:
     del sys.modules[_name]
 
-from sitegen import figures, reader, search_cache  # noqa: E402
+from sitegen import figures, reader, search_cache, template_cache  # noqa: E402
 from sitegen.site_markdown import DIST  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.sitegen")
@@ -71,9 +72,21 @@ def _source_commit() -> str:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Name the source commit in every page's footer; reuse unchanged pages' search entries."""
+    """Name the source commit in every page's footer; reuse what the last build computed.
+
+    Unchanged pages' search entries (`sitegen.search_cache`), compiled
+    templates and formatted signatures (`sitegen.template_cache`) come from
+    ``.cache/``. mkdocstrings makes its handler in its own ``on_config``, which
+    runs before this hook's; its templates are compiled while the pages are
+    converted, before ``on_env``.
+    """
     config.copyright = f"{config.copyright or ''} {_source_commit()}".strip()
     search_cache.install()
+    template_cache.cache_signature_formatting()
+    mkdocstrings = config.plugins.get("mkdocstrings")
+    if mkdocstrings is not None:
+        handler = mkdocstrings.handlers.get_handler("python")
+        template_cache.use_bytecode_cache(handler.env)
     return config
 
 
@@ -102,7 +115,12 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def on_env(env: Any, config: MkDocsConfig, files: Files) -> Any:
-    """Wait for the figures still drawing (before MkDocs copies the site's files)."""
+    """Wait for the figures still drawing (before MkDocs copies the site's files).
+
+    The theme's templates, compiled once the pages are converted, come from
+    the bytecode cache of `sitegen.template_cache`.
+    """
+    template_cache.use_bytecode_cache(env)
     try:
         figures.finish()
     except figures.FigureError as error:

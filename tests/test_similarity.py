@@ -114,3 +114,24 @@ def test_huge_broadcasts_are_refused_before_allocating(call: Any) -> None:
 def test_rotation_matrix_size_is_checked() -> None:
     with pytest.raises(ValueError, match="the rotation matrix would have shape"):
         pe.rotation_matrix(1, 2**24)
+
+
+@pytest.mark.parametrize("measure", ["dot", "cosine", "distance"])
+def test_long_offset_arrays_are_measured_in_pieces_with_the_same_sums(
+    measure: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pieces of 7 offsets (3 pairs each) for a (5, 9) grid: the sums of one whole pass."""
+    import pe._similarity
+
+    monkeypatch.setattr(pe._similarity, "_ANGLES_PER_PIECE", 21)
+    p = np.arange(5)[:, None] * 37
+    q = np.arange(9)[None, :] * 1001
+    got = pe.analysis.similarity(p, q, 6, measure=measure)
+    omega = 10000.0 ** (-np.arange(3) / 3)  # 1 / 10000^(2i/d), d = 6
+    angles = (q - p).astype(np.float64)[..., None] * omega
+    if measure == "distance":
+        expected = 2 * np.sqrt((np.sin(angles / 2) ** 2).sum(axis=-1))
+    else:
+        expected = np.cos(angles).sum(axis=-1) / (3 if measure == "cosine" else 1)
+    assert got.shape == (5, 9)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-13)

@@ -1,8 +1,10 @@
 """Run the figure scripts in ``scripts/``, caching their output by content hash.
 
 Every ``scripts/fig_<name>.py`` is run as ``python scripts/fig_<name>.py OUTDIR``
-from the repository root, which is importable (a script may import the
-benchmark's reference recipes, ``benchmarks.recipes``), and must write
+would run it, from the repository root (on Linux, forked from a process that
+has imported what the scripts import: `sitegen.fork_runner`). The root is
+importable (a script may import the benchmark's reference recipes,
+``benchmarks.recipes``). A script must write
 ``<name>-light.svg`` and ``<name>-dark.svg`` (or ``.png``) into OUTDIR, and
 may write a phone variant of each (``<name>-light-phone.svg``: the shared
 style's scripts all do), which pages serve to narrow screens. Its
@@ -27,7 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitegen import cache
+from sitegen import cache, fork_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
@@ -125,10 +127,25 @@ def script_environment() -> dict[str, str]:
     )
 
 
-def _run(script: Path, target: Path) -> None:
-    """Run one script into a fresh directory, then move it to `target`."""
-    name = figure_name(script)
-    scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=target.parent))
+def _execute(script: Path, scratch: Path) -> tuple[int, str]:
+    """Run `script` into `scratch`; its exit status and what it printed (errors first).
+
+    Forked from `_runner` where `start` made one (`sitegen.fork_runner`),
+    else as a process of its own.
+    """
+    runner = _runner
+    if runner is not None:
+        log = scratch.with_name(f".{scratch.name}")
+        try:
+            status = runner.run(script, scratch, log)
+        except OSError:
+            pass  # the waiting process is gone: run the script on its own
+        else:
+            printed = [Path(f"{log}{suffix}") for suffix in (".err", ".out")]
+            text = [path.read_text(encoding="utf-8", errors="replace") for path in printed]
+            for path in printed:
+                path.unlink(missing_ok=True)
+            return status, text[0].strip() or text[1]
     result = subprocess.run(
         [sys.executable, str(script), str(scratch)],
         cwd=ROOT,
@@ -137,11 +154,19 @@ def _run(script: Path, target: Path) -> None:
         text=True,
         check=False,
     )
+    return result.returncode, result.stderr.strip() or result.stdout
+
+
+def _run(script: Path, target: Path) -> None:
+    """Run one script into a fresh directory, then move it to `target`."""
+    name = figure_name(script)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=target.parent))
+    status, printed = _execute(script, scratch)
     rel = cache.label(script)
-    if result.returncode != 0:
+    if status != 0:
         shutil.rmtree(scratch, ignore_errors=True)
-        tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
-        raise FigureError(f"figure script {rel} failed (exit {result.returncode}):\n{tail}")
+        tail = "\n".join(printed.strip().splitlines()[-15:])
+        raise FigureError(f"figure script {rel} failed (exit {status}):\n{tail}")
     if not _complete(name, scratch):
         wrote = sorted(p.name for p in scratch.iterdir())
         shutil.rmtree(scratch, ignore_errors=True)
@@ -218,6 +243,7 @@ def draw(name: str) -> dict[str, Path]:
 _started: dict[str, Future[None]] = {}
 _report: Report | None = None
 _shared: str | None = None  # `shared_key` as `start` found it
+_runner: fork_runner.Runner | None = None  # the scripts' waiting process, from `start` to `finish`
 
 
 def start(jobs: int | None = None) -> Report:
@@ -232,7 +258,7 @@ def start(jobs: int | None = None) -> Report:
     (``scripts/_figstyle.py``); `finish` checks that the scripts wrote those.
     Call `finish` before the site's files are copied.
     """
-    global _report, _shared
+    global _report, _shared, _runner
     _started.clear()
     report = Report()
     shared = _shared = shared_key()
@@ -252,6 +278,11 @@ def start(jobs: int | None = None) -> Report:
             found = {variant: target / f"{name}-{variant}.svg" for variant in variants}
         report.outputs.update({path.name: path for path in found.values()})
     if pending:
+        if _runner is None and fork_runner.supported():
+            try:
+                _runner = fork_runner.Runner(ROOT, SCRIPTS, script_environment())
+            except OSError:
+                _runner = None  # each script runs as a process of its own
         workers = jobs or min(len(pending), os.cpu_count() or 1)
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="figure")
         for script, target in pending:
@@ -267,8 +298,12 @@ def finish() -> Report:
     Also fails if a script wrote files other than those `start` announced
     (the link checker and the site's file list were given those names).
     """
+    global _runner
     report = _report or start()
     errors = [str(error) for future in _started.values() if (error := future.exception())]
+    if _runner is not None:
+        _runner.close()
+        _runner = None
     if errors:
         raise FigureError("\n\n".join(errors))
     shared = shared_key()

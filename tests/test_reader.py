@@ -291,7 +291,13 @@ def test_every_copied_python_block_runs_and_prints_what_the_page_shows(
     assert len(with_output) >= 20
     recorded = json.dumps(counts, indent=2) + "\n"
     if not RESULTS.is_file() or RESULTS.read_text() != recorded:
-        RESULTS.write_text(recorded)  # then README.md is stale: make readme shows the new counts
+        # README.md shows the recorded counts: the new ones are written, and the
+        # test fails until they and the README (make readme) are committed.
+        RESULTS.write_text(recorded)
+        pytest.fail(
+            f"{RESULTS.name} held other counts and is rewritten with these: "
+            "run make readme, and commit both"
+        )
 
 
 def test_a_block_that_needs_more_than_torch_is_on_a_page_that_says_to_install_it(

@@ -1,6 +1,7 @@
 """Shared fixtures: one strict build of the site per session, a local server, Chromium.
 
-The build starts in the background as soon as the tests are collected.
+The build starts in the background as soon as the tests are collected, and
+the every-page screen check (`tools.screen_checks`) as soon as the build is done.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import traceback
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,6 +25,7 @@ import pytest
 
 import tools.local_site
 import tools.offline
+from tools import screen_checks
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
@@ -125,9 +129,24 @@ def mkdocs_build(
 # tests are collected: the MkDocs site (cold, then warm), the Zensical site, and
 # a second run of every figure script. The tests that need none of them run
 # first (see pytest_collection_modifyitems), so on two cores the two overlap.
+# Beside them, once the MkDocs site is built, every page is checked on every
+# screen (`screen_check`, two browsers): it runs while the other tests of the built
+# site do, which use one browser at a time, and the test that reads it runs last.
 # A job runs only if a selected test needs its fixture.
-_BACKGROUND_FIXTURES = ("site", "zensical_site", "figure_reruns")
+_BACKGROUND_FIXTURES = ("site", "zensical_site", "figure_reruns", "screen_check")
 _jobs: dict[str, Future[Any]] = {}
+#: Rules not run on a page by the every-page check, each with its reason: none,
+#: every rule runs everywhere.
+SKIP_AXE: dict[str, set[str]] = {}
+
+
+@dataclass(frozen=True)
+class ScreensRun:
+    """The every-page check of the built site: what it found, on which pages, how long."""
+
+    result: screen_checks.Result
+    paths: list[str]
+    seconds: float
 
 
 def _build_site(root: Path) -> SiteBuild | str:
@@ -190,13 +209,41 @@ def _rerun_figures(root: Path) -> dict[str, Path] | str:
     return {path.name: path for out, _, _ in runs for path in out.iterdir()}
 
 
+def _check_screens(root: Path) -> ScreensRun | str | None:
+    """Every page of the built site on every screen; None without Chromium, a log if it fails."""
+    built = _jobs["site"].result()
+    if isinstance(built, str):
+        return built
+    if tools.local_site.chromium() is None:
+        return None
+    try:
+        paths = screen_checks.site_pages(built.directory)
+        with tools.local_site.served(built.directory) as base:
+            start = time.perf_counter()
+            result = screen_checks.check_side_by_side(
+                tools.local_site.launch, base, paths, skip_axe=SKIP_AXE
+            )
+        return ScreensRun(result, paths, time.perf_counter() - start)
+    except Exception:  # reported by the test that reads the result
+        return "the every-page screen check failed:\n" + traceback.format_exc()
+
+
 def _needs(item: pytest.Item, fixture: str) -> bool:
     return fixture in getattr(item, "fixturenames", ())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the tests that need no background job first, in their usual order, then the rest."""
-    items.sort(key=lambda item: any(_needs(item, name) for name in _BACKGROUND_FIXTURES))
+    """Run the tests that need no background job first, in their usual order, then the rest.
+
+    The test that reads the every-page check (``screen_check``) comes last: the
+    others run while the check does.
+    """
+    items.sort(
+        key=lambda item: (
+            any(_needs(item, name) for name in _BACKGROUND_FIXTURES),
+            _needs(item, "screen_check"),
+        )
+    )
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -206,14 +253,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     ]
     if not wanted:
         return
-    if "site" not in wanted and "zensical_site" in wanted:
+    if "site" not in wanted and {"zensical_site", "screen_check"} & set(wanted):
         wanted.insert(0, "site")
     factory = session.config._tmp_path_factory  # type: ignore[attr-defined]
     jobs = {"site": _build_site, "zensical_site": _build_zensical, "figure_reruns": _rerun_figures}
     worker = ThreadPoolExecutor(max_workers=1)
     for name in wanted:
-        _jobs[name] = worker.submit(jobs[name], factory.mktemp(name))
+        if name in jobs:
+            _jobs[name] = worker.submit(jobs[name], factory.mktemp(name))
     worker.shutdown(wait=False)
+    if "screen_check" in wanted:  # its own thread: it waits for the site, not for the others
+        checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen-check")
+        _jobs["screen_check"] = checker.submit(_check_screens, factory.mktemp("screen-check"))
+        checker.shutdown(wait=False)
 
 
 def _background(name: str) -> Any:
@@ -246,6 +298,18 @@ def figure_reruns() -> dict[str, Path]:
     """Each figure file drawn by a second run of its script, by file name."""
     files: dict[str, Path] = _background("figure_reruns")
     return files
+
+
+@pytest.fixture(scope="session")
+def screen_check() -> ScreensRun:
+    """The every-page check of the built site (`tools.screen_checks.check_side_by_side`)."""
+    run: ScreensRun | None = _background("screen_check")
+    if run is None:
+        message = "Chromium is not installed (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message + "; CI must install it")
+        pytest.skip(message)
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -28,9 +28,6 @@ SERVE_STAMP := $(VENV)/.installed-serve
 SERVE_EXTRAS := docs
 # Installed without dependencies (see the conventions extra in pyproject.toml).
 NO_DEPS := keras-hub timm
-# pip does not compile every installed module to bytecode up front (most are never
-# imported here: 11 s of make serve's 33 s install); Python compiles each on its first import.
-PIP_FAST := --no-compile
 
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -49,13 +46,13 @@ endef
 
 $(STAMP): pyproject.toml constraints.txt
 	$(VENV_BOOTSTRAP)
-	$(BIN)/python -m pip install --quiet $(PIP_FAST) --no-build-isolation -c constraints.txt -e ".[$(EXTRAS)]"
-	$(BIN)/python -m pip install --quiet $(PIP_FAST) --no-deps -c constraints.txt $(NO_DEPS)
+	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt $(NO_DEPS)
 	touch $(STAMP) $(SERVE_STAMP)
 
 $(SERVE_STAMP): pyproject.toml constraints.txt
 	$(VENV_BOOTSTRAP)
-	$(BIN)/python -m pip install --quiet $(PIP_FAST) --no-build-isolation -c constraints.txt -e ".[$(SERVE_EXTRAS)]"
+	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(SERVE_EXTRAS)]"
 	touch $(SERVE_STAMP)
 
 # PE_SERVE=1: a block or figure that needs torch (or a library the Conventions

@@ -54,9 +54,18 @@ def digest(paths: Iterable[Path], extra: str = "") -> str:
 
 
 def versions(*packages: str) -> str:
-    """Python's version and each package's, as one string for a cache key."""
+    """Python's version and each package's, as one string for a cache key.
+
+    A package that is not installed is named as such (``make serve`` installs no
+    torch): a table that does not need it is computed all the same, and one
+    that does fails in its own code, which shows the reader a note.
+    """
     found = [f"python {sys.version.split()[0]}"]
-    found += [f"{name} {metadata.version(name)}" for name in packages]
+    for name in packages:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} (not installed)")
     return ", ".join(found)
 
 

@@ -12,11 +12,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 import pe
 from pe._published import by_model
-from pe.nn import RotaryEmbedding
 from sitegen.cache import cached_markdown
 from sitegen.markdown import fixed, scientific, table
 from sitegen.rope import head_dim_of
@@ -106,7 +104,15 @@ SCORE_DISTANCES = (0, 1, 10, 100, 1000, 10000)
 
 
 def rotate(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """Rows of `x` turned by pe's RoPE (head size SCORE_DIM, base SCORE_BASE), float64."""
+    """Rows of `x` turned by pe's RoPE (head size SCORE_DIM, base SCORE_BASE), float64.
+
+    The page's one use of torch, imported here: under ``make serve`` (no torch)
+    the other tables are still computed.
+    """
+    import torch
+
+    from pe.nn import RotaryEmbedding
+
     rope = RotaryEmbedding(SCORE_DIM, base=SCORE_BASE)
     at = torch.from_numpy(positions).reshape(-1, 1)
     turned = rope.rotate(torch.from_numpy(x).unsqueeze(-2), positions=at)

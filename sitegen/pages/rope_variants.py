@@ -11,14 +11,18 @@ configuration classes.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 from pe._published import by_model
-from pe.nn import RotaryEmbedding
 from sitegen.markdown import scientific, table
+
+if TYPE_CHECKING:
+    from pe.nn import RotaryEmbedding
+
+# torch (through pe.nn) is imported by the functions that rotate, and only there:
+# under make serve, which installs no torch, the page's other tables are computed.
 
 # Partial rotary: the configurations not already in `pe._published`, in the key
 # names transformers reads (GPT-J's config.json calls them n_embd and n_head).
@@ -101,6 +105,8 @@ BYTES_BF16 = 2
 
 def partial_rows() -> list[dict[str, Any]]:
     """Each partial-rotary model: head size and rotated dimensions, as `RotaryEmbedding` reads."""
+    from pe.nn import RotaryEmbedding
+
     rows = []
     for entry in (GPT_NEOX_20B, GPT_J_6B):
         rope = RotaryEmbedding.from_config(entry["config"])
@@ -147,6 +153,10 @@ def self_match_scores(
     partial's unrotated part)`` for a seeded random vector ``x`` used as query
     and key, each divided by ``|x|^2`` (so offset 0 gives 1).
     """
+    import torch
+
+    from pe.nn import RotaryEmbedding
+
     generator = torch.Generator().manual_seed(seed)
     x = torch.randn(1, head_dim, generator=generator, dtype=torch.float64)
     full = RotaryEmbedding(head_dim)
@@ -285,6 +295,8 @@ def sequence_cache_table(context: int = 131072) -> str:
 
 def _rotate(rope: RotaryEmbedding, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """Rows of `x` (float64) turned by `rope` to `positions`."""
+    import torch
+
     out = rope.rotate(torch.from_numpy(x), positions=torch.from_numpy(positions))
     return np.asarray(out.numpy())
 
@@ -300,6 +312,8 @@ def absorption(seed: int = 0, length: int = 12) -> dict[str, float]:
     rotation); and the decoupled design (an 8-dim content part absorbed, a
     4-dim rotary part cached already turned); plus the size of the scores.
     """
+    from pe.nn import RotaryEmbedding
+
     rng = np.random.default_rng(seed)
     d_latent, d_qlatent, d_head, d_rope = 16, 16, 8, 4
     c_kv = rng.standard_normal((length, d_latent))  # the cache: one latent per token

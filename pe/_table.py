@@ -132,12 +132,42 @@ def step_rows(
         if isinstance(offsets, range):
             return table[offsets.start : offsets.stop]
         return table[offsets]
-    wanted = np.arange(offsets.start, offsets.stop) if isinstance(offsets, range) else offsets
-    coarse = _phasors(wanted // STEP_SPLIT, STEP_SPLIT, omega)
-    fine = _phasors(wanted % STEP_SPLIT, 1, omega)
-    factors = np.empty((wanted.size, omega.size), ctype)
+    factors = np.empty((len(offsets), omega.size), ctype)
+    if isinstance(offsets, range):  # one slice of rows per coarse multiple, no gather
+        groups = range(offsets.start // STEP_SPLIT, (offsets.stop - 1) // STEP_SPLIT + 1)
+        coarse = _phasors(np.arange(groups.start, groups.stop), STEP_SPLIT, omega)
+        used = np.unique(np.arange(offsets.start, offsets.stop) % STEP_SPLIT)  # sorted
+        fine = _phasors(used, 1, omega)  # only the fine multiples the offsets use
+        for index, group in enumerate(groups if len(offsets) else ()):
+            low = max(offsets.start, group * STEP_SPLIT)
+            high = min(offsets.stop, (group + 1) * STEP_SPLIT)
+            first = int(np.searchsorted(used, low - group * STEP_SPLIT))  # consecutive in used
+            np.multiply(
+                coarse[index],
+                fine[first : first + high - low],
+                out=factors[low - offsets.start : high - offsets.start],
+            )  # as in _step_table: rounded once
+        return factors
+    # At most 16 distinct multiples each: their phasors once, then one row per offset.
+    coarse = _distinct_phasors(offsets // STEP_SPLIT, STEP_SPLIT, omega)
+    fine = _distinct_phasors(offsets % STEP_SPLIT, 1, omega)
     np.multiply(coarse, fine, out=factors)  # as in _step_table: rounded once
     return factors
+
+
+def _distinct_phasors(
+    multiples: NDArray[np.int64], unit: int, omega: NDArray[np.float64]
+) -> NDArray[np.complex128]:
+    """`_phasors` of `multiples`, with the sines and cosines of each distinct multiple once.
+
+    The rows are the bits `_phasors` gives (a row depends on its multiple
+    alone); for many rows of few multiples, the cost of a gather, not of
+    ``len(multiples) * omega.size`` sines and cosines.
+    """
+    distinct, which = np.unique(multiples, return_inverse=True)
+    if distinct.size == multiples.size:
+        return _phasors(multiples, unit, omega)
+    return _phasors(distinct, unit, omega)[which.reshape(-1)]
 
 
 @bytes_cache(CACHE_BYTES)
@@ -167,7 +197,7 @@ def _fine_blocks(
         fine = _block_phasors(omega.tobytes())
         return fine[indices.start : indices.stop] if isinstance(indices, range) else fine[indices]
     wanted = np.arange(indices.start, indices.stop) if isinstance(indices, range) else indices
-    return _phasors(wanted, BLOCK, omega)
+    return _distinct_phasors(wanted, BLOCK, omega)
 
 
 def head_factors(

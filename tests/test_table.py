@@ -236,6 +236,30 @@ def test_one_row_of_a_very_wide_table_costs_about_one_row() -> None:
     assert (scattered == pe.sinusoidal(np.arange(5, 301), 2**18)[[295, 0, 295]]).all()
 
 
+def test_wide_factors_are_the_cached_bits_for_every_run_and_scatter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A table too wide for the factor cache computes only the factors it uses
+    # (slices of rows for a run, a gather of distinct multiples for a scatter).
+    # With the cache forced off, every request must still give the bits of the
+    # cached tables: every run of offsets, every shape of scattered positions.
+    from pe import _frequencies, _table
+
+    positions = np.concatenate([np.arange(-40, 1300), [70_000, 5, 5, 2**20 + 17, -257]])
+    runs = [(0, 1), (15, 17), (16, 32), (3, 256), (255, 256), (5, 301), (0, 1300), (-40, 600)]
+    cached = {run: pe.sinusoidal(np.arange(*run), 64) for run in runs}
+    scattered = pe.sinusoidal(positions, 64, dtype=np.float64)
+    omega = _frequencies.cached_frequencies(64, 10000.0)
+    table = _table._step_table(omega.tobytes(), "<c16")
+    monkeypatch.setattr(_table, "CACHE_BYTES", 0)
+    for start in range(0, 256, 5):
+        for stop in range(start + 1, 257, 7):
+            assert (_table.step_rows(range(start, stop), omega) == table[start:stop]).all()
+    for run in runs:
+        assert (pe.sinusoidal(np.arange(*run), 64) == cached[run]).all(), run
+    assert (pe.sinusoidal(positions, 64, dtype=np.float64) == scattered).all()
+
+
 def test_caches_keyed_by_a_run_keep_few_entries() -> None:
     from pe import _table
 

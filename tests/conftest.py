@@ -147,6 +147,7 @@ class ScreensRun:
     result: screen_checks.Result
     paths: list[str]
     seconds: float
+    base: str  # the address the site was served at
 
 
 def _build_site(root: Path) -> SiteBuild | str:
@@ -223,7 +224,7 @@ def _check_screens(root: Path) -> ScreensRun | str | None:
             result = screen_checks.check_side_by_side(
                 tools.local_site.launch, base, paths, skip_axe=SKIP_AXE
             )
-        return ScreensRun(result, paths, time.perf_counter() - start)
+        return ScreensRun(result, paths, time.perf_counter() - start, base)
     except Exception:  # reported by the test that reads the result
         return "the every-page screen check failed:\n" + traceback.format_exc()
 
@@ -369,10 +370,4 @@ def watched_page(
 
 def wait_for_math(page: Page) -> None:
     """Wait for KaTeX's fonts (the formulas are typeset at build time)."""
-    page.wait_for_function(
-        "() => document.querySelectorAll("
-        "'.arithmatex > .katex, .arithmatex > .katex-display').length"
-        " >= document.querySelectorAll('.arithmatex').length"
-        " && [...document.fonts].every(f => f.status !== 'loading')",
-        timeout=15_000,
-    )
+    page.wait_for_function(screen_checks.MATH_READY, timeout=15_000)

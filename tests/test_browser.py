@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 import pytest
-from conftest import SiteBuild, wait_for_math, watched_page
+from conftest import ScreensRun, SiteBuild, wait_for_math, watched_page
 
 from tools import screen_checks as screens
 from tools.local_site import open_page
@@ -46,81 +46,66 @@ def test_the_sitemap_lists_the_pages(site: SiteBuild) -> None:
 
 
 def test_every_page_is_local_clean_rendered_and_light(
-    site: SiteBuild, server: str, page_watch: tuple[Page, list[str], list[str]]
+    site: SiteBuild, screen_check: ScreensRun
 ) -> None:
-    """Each page once: nothing from another host, no console error, math and figures drawn,
+    """Each page, as the every-page check saw it (`tools.screen_checks`): nothing from
+    another host, no console error in any view, math and figures drawn (`_RENDERED`),
     and no page heavier than `tools.weight.LIMIT` with its figures, fonts and scripts."""
     from tools.weight import LIMIT, file_sizes
 
-    page, outside, errors = page_watch
-    fetched: set[str] = set()
-    page.on("requestfinished", lambda request: fetched.add(request.url))
-    weights: dict[str, tuple[int, int]] = {}
-    for path in site_pages(site):
-        fetched.clear()
-        open_page(page, server + path.lstrip("/"))
-        if page.locator(".arithmatex").count():
-            wait_for_math(page)
-            raw = page.evaluate(
-                "() => [...document.querySelectorAll('.arithmatex')]"
-                ".filter(e => !e.querySelector('.katex') || /\\\\[a-zA-Z(\\[]/.test(e.textContent))"
-                ".map(e => e.textContent)"
-            )
-            assert raw == [], f"{path}: math left as TeX: {raw[:3]}"
-            # KaTeX's HTML drawn with a real size in KaTeX's own fonts (loaded from
-            # the site); its MathML, what screen readers read, beside it.
-            drawn = page.evaluate(
-                "() => [...document.querySelectorAll('.arithmatex .katex')].map(k => ["
-                " k.querySelector('.katex-html').getBoundingClientRect().height,"
-                " k.querySelector('.katex-html').getAttribute('aria-hidden'),"
-                " k.querySelectorAll('.katex-mathml > math').length])"
-            )
-            assert all(hidden == "true" and maths == 1 for _, hidden, maths in drawn), (
-                path,
-                drawn[:3],
-            )
-            assert all(height > 5 for height, _, _ in drawn if height), (path, drawn[:3])
-            fonts = page.evaluate(
-                "() => [...document.fonts].filter(f => f.family.startsWith('KaTeX'))"
-                ".map(f => [f.family, f.status])"
-            )
-            assert ["KaTeX_Main", "loaded"] in fonts, (path, fonts)
-            assert all(status != "error" for _, status in fonts), (path, fonts)
-            # No inline formula is a scroll box of its own (a phone hid half of one).
-            boxes = page.evaluate(
-                "() => [...document.querySelectorAll('span.arithmatex')]"
-                ".filter(s => getComputedStyle(s).overflowX !== 'visible').length"
-            )
-            assert boxes == 0, path
-        # Figures are lazy: load the ones this palette shows, then check them all.
-        page.evaluate(
-            "() => document.querySelectorAll('article img').forEach(i => {"
-            " if (i.offsetParent !== null) i.loading = 'eager'; })"
-        )
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('article img')]"
-            ".filter(i => i.offsetParent !== null).every(i => i.complete)"
-        )
-        broken = page.evaluate(
-            "() => [...document.querySelectorAll('article img')]"
-            ".filter(i => i.offsetParent !== null && i.naturalWidth === 0)"
-            ".map(i => i.getAttribute('src'))"
-        )
-        assert broken == [], f"{path}: images failed to load: {broken}"
-        missing_alt = page.evaluate(
-            "() => [...document.querySelectorAll('article img')]"
-            ".filter(i => !(i.getAttribute('alt') || '').trim()).map(i => i.src)"
-        )
-        assert missing_alt == [], f"{path}: images without alt text: {missing_alt}"
-        page.evaluate("document.fonts.ready")
-        sizes = [file_sizes(site.directory, u, server) for u in fetched if u.startswith(server)]
-        weights[path] = (len(sizes), sum(packed for _, packed in sizes))
-    assert outside == [], f"requests left the local server: {outside}"
-    assert errors == [], f"console errors: {errors}"
-    heavy = {path: packed for path, (_, packed) in weights.items() if packed > LIMIT}
+    result, base = screen_check.result, screen_check.base
+    assert list(result.pages) == site_pages(site)
+    outside = {path: facts.outside for path, facts in result.pages.items() if facts.outside}
+    assert outside == {}, f"requests left the local server: {outside}"
+    errors = {path: facts.errors for path, facts in result.pages.items() if facts.errors}
+    assert errors == {}, f"console errors: {errors}"
+    assert result.rendering == [], "\n".join(result.rendering)
+    weights = {
+        path: [
+            file_sizes(site.directory, url, base) for url in facts.fetched if url.startswith(base)
+        ]
+        for path, facts in result.pages.items()
+    }
+    heavy = {path: sum(p for _, p in sizes) for path, sizes in weights.items()}
+    heavy = {path: packed for path, packed in heavy.items() if packed > LIMIT}
     assert heavy == {}, f"pages over {LIMIT / 2**20} MiB compressed: {heavy}"
     # Every page loads its stylesheets, scripts and fonts from this site.
-    assert all(files >= 10 for files, _ in weights.values()), weights
+    assert all(len(sizes) >= 10 for sizes in weights.values()), weights
+
+
+def test_the_rendering_check_sees_each_problem(server: str, browser: Browser) -> None:
+    """`_RENDERED` is not blind: TeX left raw, a formula with no MathML, a broken or
+    unnamed image and a formula in a scroll box of its own, made on a real page."""
+    with watched_page(browser, server) as watched:
+        page = watched[0]
+        open_page(page, server + "formula/")
+        wait_for_math(page)
+        screens._load_figures(page)
+        assert page.evaluate(screens._RENDERED) == []
+        page.evaluate(
+            """() => {
+              const article = document.querySelector('article');
+              const raw = document.createElement('span');
+              raw.className = 'arithmatex'; raw.textContent = '\\(\\sin x\\)';
+              const image = document.createElement('img');
+              image.src = 'figures/no-such-figure.svg'; image.alt = 'missing';
+              const unnamed = document.createElement('img');
+              unnamed.src = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';
+              article.append(raw, image, unnamed);
+              document.querySelector('.arithmatex .katex-mathml').remove();
+              document.querySelector('span.arithmatex').style.overflowX = 'auto';
+            }"""
+        )
+        page.wait_for_function(screens._FIGURES_LOADED)
+        found = "\n".join(page.evaluate(screens._RENDERED))
+    for problem in (
+        "math left as TeX",
+        "without its hidden drawing and MathML",
+        "images failed to load: figures/no-such-figure.svg",
+        "images without alt text: data:image/gif",
+        "inline formulas are scroll boxes",
+    ):
+        assert problem in found, (problem, found)
 
 
 def test_light_and_dark_figures_follow_the_palette(
@@ -245,15 +230,16 @@ def test_svg_text_sizes_reads_matplotlibs_text() -> None:
     assert svg_text_sizes(svg) == (288.0, [("position p", 9.0)])
 
 
-@pytest.mark.parametrize("width", [375, 1280])
+@pytest.mark.parametrize("width", screens.FIGURE_WIDTHS)
 def test_figure_text_is_readable_at_phone_and_laptop_widths(
-    site: SiteBuild, server: str, browser: Browser, width: int
+    site: SiteBuild, screen_check: ScreensRun, width: int
 ) -> None:
     """Each figure's text, as drawn on the screen: its size in the SVG times the image's scale.
 
-    On a 375 px phone the page serves the phone drawing (`<picture>`), and on
-    a laptop the full one: on both, no tick label, legend or title under 9.5 px
-    (on a phone the full drawing put its legends at about 5 px).
+    The every-page check records, at 375 and 1280 px, which drawing each figure
+    shows and how wide. On a 375 px phone the page serves the phone drawing
+    (`<picture>`), and on a laptop the full one: on both, no tick label, legend
+    or title under 9.5 px (on a phone the full drawing put its legends at about 5 px).
     """
     pages = [
         path
@@ -262,64 +248,22 @@ def test_figure_text_is_readable_at_phone_and_laptop_widths(
     ]
     assert len(pages) >= 10
     smallest: dict[str, tuple[float, str]] = {}
-    with watched_page(browser, server, viewport={"width": width, "height": 900}) as watched:
-        page = watched[0]
-        for path in pages:
-            open_page(page, server + path.lstrip("/"))
-            page.evaluate(
-                "() => document.querySelectorAll('article img').forEach(i => {"
-                " if (i.offsetParent !== null) i.loading = 'eager'; })"
-            )
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('article figure img')]"
-                ".filter(i => i.offsetParent !== null).every(i => i.complete)"
-            )
-            drawn = page.evaluate(
-                "() => [...document.querySelectorAll('article figure img')]"
-                ".filter(i => i.offsetParent !== null)"
-                ".map(i => [i.currentSrc, i.getBoundingClientRect().width])"
-            )
-            assert drawn, path
-            for source, shown_width in drawn:
-                name = urlparse(source).path.rsplit("/", 1)[-1]
-                if width <= 600:
-                    assert name.endswith("-phone.svg"), (path, name)
-                svg = (site.directory / "figures" / name).read_text(encoding="utf-8")
-                box, texts = svg_text_sizes(svg)
-                assert texts, name
-                scale = shown_width / box  # CSS px per SVG unit on this screen
-                size, text = min((size * scale, text) for text, size in texts)
-                smallest[name] = (round(size, 1), text)
+    for path in pages:
+        drawn = screen_check.result.pages[path].figures[width]
+        assert drawn, path
+        for source, shown_width in drawn:
+            name = urlparse(source).path.rsplit("/", 1)[-1]
+            if width <= 600:
+                assert name.endswith("-phone.svg"), (path, name)
+            svg = (site.directory / "figures" / name).read_text(encoding="utf-8")
+            box, texts = svg_text_sizes(svg)
+            assert texts, name
+            scale = shown_width / box  # CSS px per SVG unit on this screen
+            size, text = min((size * scale, text) for text, size in texts)
+            smallest[name] = (round(size, 1), text)
     least = 9.5
     small = {name: found for name, found in smallest.items() if found[0] < least}
     assert small == {}, f"figure text under {least} px at {width} px: {small}"
-
-
-# Pages that hold each thing the reading checks look at: prose and number
-# tables, figures, copyable output blocks, inline math, the API's tables.
-READING_PAGES = [
-    "/formula/",
-    "/rotation/",
-    "/conventions/",
-    "/precision/",
-    "/beyond/comparison/",
-    "/worked-examples/",
-    "/grids/rotary/",
-    "/reference/",
-]
-
-
-def test_pages_read_well_on_a_phone_and_a_laptop(server: str, browser: Browser) -> None:
-    """At 375 and 1280 px: no sideways scrolling and none of `tools.screen_checks`' reading
-    problems (tables squeezed or too wide, identifiers broken, a copy button on code, a gap
-    under a figure, a formula out of its line, an unnamed dialog, a small nav target).
-    ``tests/test_a11y.py`` runs the same checks on every page at every width."""
-    result = screens.check(
-        browser, server, READING_PAGES, widths=(375, 1280), axe_widths=(), schemes=("light",)
-    )
-    assert result.checks == 2 * len(READING_PAGES)
-    assert result.sideways == [], "\n".join(result.sideways)
-    assert result.layout == [], "\n".join(result.layout)
 
 
 def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> None:

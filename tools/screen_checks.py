@@ -17,6 +17,13 @@ MathML. What axe would check there, the contrast of the math, is checked by
 ``_MATH_INK`` instead: every box of a drawn formula has the colour of the text
 around it, whose contrast axe checks, and no background of its own.
 
+On its first view (the widest window, first scheme) each page is also read as
+it was drawn (`_RENDERED`): no formula left as TeX, KaTeX's HTML drawn in its
+own fonts with its MathML beside it, every visible figure loaded and named;
+and at `FIGURE_WIDTHS` the figures it shows are recorded (which drawing, how
+wide) so that their text can be measured. Requests to another host are
+blocked and recorded, and so are console errors, for every view.
+
 axe's colour-contrast rule runs on two samples of each look of text (colour,
 size, weight, shadow, and the backgrounds and opacity under it) the first time
 that look appears in a colour scheme: text that looks like text already checked
@@ -40,6 +47,8 @@ from tools.local_site import open_page
 
 WIDTHS = (320, 375, 768, 1280)
 AXE_WIDTHS = (375, 1280)
+#: Widths at which the figures each page shows are recorded (first scheme).
+FIGURE_WIDTHS = (375, 1280)
 SCHEMES = ("light", "dark")
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 # The rules of those tags that read colours: the only ones whose answer can
@@ -302,6 +311,64 @@ _MARK_UNSEEN = (
 }"""
 )
 
+#: True once every formula is drawn by KaTeX and no font is still loading.
+MATH_READY = (
+    "() => document.querySelectorAll("
+    "'.arithmatex > .katex, .arithmatex > .katex-display').length"
+    " >= document.querySelectorAll('.arithmatex').length"
+    " && [...document.fonts].every(f => f.status !== 'loading')"
+)
+
+# Lazy figures that this window shows are loaded now, so that they can be checked.
+_EAGER = """() => document.querySelectorAll('article img').forEach(i => {
+  if (i.offsetParent !== null) i.loading = 'eager'; })"""
+_FIGURES_LOADED = """() => [...document.querySelectorAll('article img')]
+  .filter(i => i.offsetParent !== null).every(i => i.complete)"""
+# Each figure this window shows: the drawing it chose, and its width on the screen.
+_FIGURES = """() => [...document.querySelectorAll('article figure img')]
+  .filter(i => i.offsetParent !== null)
+  .map(i => [i.currentSrc, i.getBoundingClientRect().width])"""
+
+# How the page was drawn, once math and figures have loaded: each problem as a
+# line. No formula is left as TeX; KaTeX's HTML is drawn with a real size and
+# hidden from screen readers, with its MathML beside it; KaTeX_Main loaded and
+# no font failed; no inline formula is a scroll box of its own; every visible
+# image loaded and has alt text.
+_RENDERED = """() => {
+  const out = [];
+  const math = [...document.querySelectorAll('.arithmatex')];
+  const raw = math.filter(e => !e.querySelector('.katex') || /\\\\[a-zA-Z(\\[]/.test(e.textContent))
+    .map(e => e.textContent.slice(0, 60));
+  if (raw.length) out.push('math left as TeX: ' + JSON.stringify(raw.slice(0, 3)));
+  if (math.length) {
+    for (const k of document.querySelectorAll('.arithmatex .katex')) {
+      const html = k.querySelector('.katex-html');
+      const height = html ? html.getBoundingClientRect().height : 0;
+      if (!html || html.getAttribute('aria-hidden') !== 'true'
+          || k.querySelectorAll('.katex-mathml > math').length !== 1) {
+        out.push('a formula without its hidden drawing and MathML: ' + k.textContent.slice(0, 30));
+      } else if (height && height <= 5) {
+        out.push('a formula drawn ' + height + ' px tall: ' + k.textContent.slice(0, 40));
+      }
+    }
+    const fonts = [...document.fonts].filter(f => f.family.startsWith('KaTeX'));
+    if (!fonts.some(f => f.family === 'KaTeX_Main' && f.status === 'loaded')) {
+      out.push('KaTeX_Main did not load');
+    }
+    for (const f of fonts.filter(f => f.status === 'error')) out.push('font failed: ' + f.family);
+    const boxes = [...document.querySelectorAll('span.arithmatex')]
+      .filter(s => getComputedStyle(s).overflowX !== 'visible').length;
+    if (boxes) out.push(boxes + ' inline formulas are scroll boxes');
+  }
+  const images = [...document.querySelectorAll('article img')];
+  const broken = images.filter(i => i.offsetParent !== null && i.naturalWidth === 0)
+    .map(i => i.getAttribute('src'));
+  if (broken.length) out.push('images failed to load: ' + broken.join(', '));
+  const unnamed = images.filter(i => !(i.getAttribute('alt') || '').trim()).map(i => i.src);
+  if (unnamed.length) out.push('images without alt text: ' + unnamed.join(', '));
+  return out;
+}"""
+
 # Layout is measured once it has settled: no transitions (the search box
 # animates its width), and two frames after a resize for resize observers.
 _STILL = "*, *::before, *::after { transition: none !important; animation: none !important; }"
@@ -327,6 +394,20 @@ def site_pages(directory: Path) -> list[str]:
 
 
 @dataclass
+class PageFacts:
+    """What one page did while it was checked, for the tests that read the check."""
+
+    #: Requests to another host, blocked (every view).
+    outside: list[str] = field(default_factory=list)
+    #: Console errors and uncaught exceptions (every view).
+    errors: list[str] = field(default_factory=list)
+    #: Every URL fetched for the first view, its visible figures loaded.
+    fetched: list[str] = field(default_factory=list)
+    #: At each of `FIGURE_WIDTHS`: ``(drawing's URL, width in CSS px)`` of each figure shown.
+    figures: dict[int, list[tuple[str, float]]] = field(default_factory=dict)
+
+
+@dataclass
 class Result:
     """What the pass found: page loads, sideways scrolling, stray permalinks, axe violations."""
 
@@ -339,6 +420,38 @@ class Result:
     violation_nodes: int = 0
     axe_runs: int = 0
     contrast_checked: int = 0  # distinct text and link signatures axe's colour rules checked
+    rendering: list[str] = field(default_factory=list)  # `_RENDERED`'s problems, by page
+    pages: dict[str, PageFacts] = field(default_factory=dict)
+
+    def add(self, other: Result) -> None:
+        """Add what `other` found (another set of pages) to this result."""
+        self.loads += other.loads
+        self.checks += other.checks
+        self.sideways += other.sideways
+        self.stray_permalinks += other.stray_permalinks
+        self.layout += other.layout
+        self.violations += other.violations
+        self.violation_nodes += other.violation_nodes
+        self.axe_runs += other.axe_runs
+        self.contrast_checked += other.contrast_checked
+        self.rendering += other.rendering
+        self.pages.update(other.pages)
+
+    def problems(self) -> list[str]:
+        """Every problem found, one line each: an empty list when the site passed."""
+        blocked = [
+            f"{p}: request to another host: {u}" for p, f in self.pages.items() for u in f.outside
+        ]
+        errors = [f"{p}: console error: {e}" for p, f in self.pages.items() for e in f.errors]
+        return (
+            self.sideways
+            + self.stray_permalinks
+            + self.layout
+            + self.violations
+            + self.rendering
+            + blocked
+            + errors
+        )
 
 
 def _scheme(page: Any, scheme: str) -> None:
@@ -410,6 +523,7 @@ def check(
     skip_axe: dict[str, set[str]] | None = None,
     replace: dict[str, str] | None = None,
     every_rule_in: Iterable[str] | None = None,
+    figure_widths: Iterable[int] = FIGURE_WIDTHS,
 ) -> Result:
     """Load every page once; in each scheme resize it through `widths`, run axe at `axe_widths`.
 
@@ -417,10 +531,15 @@ def check(
     `replace` maps a page path to HTML served there instead (to test the check).
     `every_rule_in` names the schemes where axe runs every rule (all, by default);
     in the others it runs only `COLOUR_RULES`, the rules a scheme can change.
+    On the first view of each page `_RENDERED` reads how it was drawn; at each
+    of `figure_widths` (first scheme) its figures are recorded (`PageFacts`).
     """
     axe = axe_script()
     result = Result()
     widths, axe_widths, paths = sorted(set(widths), reverse=True), set(axe_widths), list(paths)
+    figure_widths = set(figure_widths)
+    facts = PageFacts()  # the page being checked: the listeners below write to it
+    counting = [False]  # whether a finished request counts for the page's first view
     schemes = list(schemes)
     every_rule = set(schemes if every_rule_in is None else every_rule_in)
     seen: dict[str, set[str]] = {scheme: set() for scheme in schemes}  # text signatures checked
@@ -436,13 +555,29 @@ def check(
         elif url.startswith((base, "data:", "blob:")):
             route.continue_()
         else:
+            facts.outside.append(url)
             route.abort()
 
+    def finished(request: Any) -> None:
+        if counting[0]:
+            facts.fetched.append(request.url)
+
     page.route("**/*", route)
+    page.on("console", lambda msg: facts.errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: facts.errors.append(str(error)))
+    page.on("requestfinished", finished)
     try:
         for path in paths:
+            facts = result.pages[path] = PageFacts()
+            counting[0] = True
             open_page(page, base + path.lstrip("/"))
             result.loads += 1
+            if page.locator(".arithmatex").count():
+                page.wait_for_function(MATH_READY, timeout=15_000)
+            _load_figures(page)
+            page.evaluate("document.fonts.ready")
+            result.rendering += [f"{path}: {problem}" for problem in page.evaluate(_RENDERED)]
+            counting[0] = False
             page.add_style_tag(content=_STILL)
             page.evaluate(axe)
             for turn, scheme in enumerate(schemes):
@@ -460,6 +595,9 @@ def check(
                         page.set_viewport_size({"width": width, "height": HEIGHT})
                     page.evaluate(_SETTLED)
                     result.checks += 1
+                    if turn == 0 and width in figure_widths:
+                        _load_figures(page)
+                        facts.figures[width] = [tuple(f) for f in page.evaluate(_FIGURES)]
                     overflow, wide = page.evaluate(_OVERFLOW)
                     if overflow > 0:
                         result.sideways.append(
@@ -492,6 +630,12 @@ def check(
     finally:
         context.close()
     return result
+
+
+def _load_figures(page: Any) -> None:
+    """Load the lazy figures this window shows, and wait until every one has loaded."""
+    page.evaluate(_EAGER)
+    page.wait_for_function(_FIGURES_LOADED)
 
 
 def check_side_by_side(
@@ -531,13 +675,6 @@ def check_side_by_side(
         parts = list(pool.map(one, [half for half in halves if half]))
     total = Result()
     for part in parts:
-        total.loads += part.loads
-        total.checks += part.checks
-        total.sideways += part.sideways
-        total.stray_permalinks += part.stray_permalinks
-        total.layout += part.layout
-        total.violations += part.violations
-        total.violation_nodes += part.violation_nodes
-        total.axe_runs += part.axe_runs
-        total.contrast_checked += part.contrast_checked
+        total.add(part)
+    total.pages = {path: total.pages[path] for path in paths}  # in the order asked for
     return total

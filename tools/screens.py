@@ -3,12 +3,14 @@
 Usage: ``python -m tools.screens [SITE_DIR] [--record]`` (default ``site/``, from
 ``make build``). Loads every page in Debian's Chromium in both colour schemes
 at 320, 375, 768 and 1280 px and counts the page views that scroll sideways;
-runs axe-core (WCAG 2.1 AA) at 375 and 1280 px and counts its violations (see
-`tools.screen_checks`). Then opens the formula page as a throttled phone would
-(1.6 Mbps, 150 ms round trip, CPU 4x slower, through the DevTools protocol)
-and measures the seconds from navigation until its math is drawn. With
+runs axe-core (WCAG 2.1 AA) at 375 and 1280 px and counts its violations; reads
+each page's math and figures as drawn, and counts requests to another host and
+console errors (see `tools.screen_checks`). Then opens the formula page as a
+throttled phone would (1.6 Mbps, 150 ms round trip, CPU 4x slower, through the
+DevTools protocol) and measures the seconds from navigation until its math is
+drawn. With
 ``--record`` writes ``benchmarks/results/screens.json``. Exits with status 1
-if a page scrolls sideways, axe finds a violation or math takes over 2.5 s.
+if any of those finds a problem or math takes over 2.5 s.
 """
 
 from __future__ import annotations
@@ -94,13 +96,17 @@ def main() -> int:
         seconds = time.perf_counter() - start
         phone = math_on_a_phone(browser, base)
         browser.close()
-    for line in result.sideways + result.stray_permalinks + result.layout + result.violations:
+    for line in result.problems():
         print(line)
     views = f"{len(paths)} pages x {len(screens.WIDTHS)} widths x {len(screens.SCHEMES)} schemes"
     print(f"page views checked: {result.checks} ({views}), in {seconds:.0f} s")
     print(f"page views that scroll sideways: {len(result.sideways)}")
     print(f"page views with a heading ending in a blank line: {len(result.stray_permalinks)}")
     print(f"reading problems (tables, figures, code, math, targets): {len(result.layout)}")
+    print(f"drawing problems (math as TeX, images not loaded or unnamed): {len(result.rendering)}")
+    blocked = sum(len(facts.outside) for facts in result.pages.values())
+    errors = sum(len(facts.errors) for facts in result.pages.values())
+    print(f"requests to another host: {blocked}; console errors: {errors}")
     print(
         f"axe-core WCAG 2.1 AA violations: {result.violation_nodes} "
         f"(in {result.axe_runs} runs at {', '.join(map(str, screens.AXE_WIDTHS))} px)"
@@ -109,13 +115,7 @@ def main() -> int:
         f"math drawn on a throttled phone after {phone['math_s']:.2f} s "
         f"(first paint {phone['first_paint_s']:.2f} s; target {MATH_TARGET_S} s)"
     )
-    met = (
-        not result.sideways
-        and not result.stray_permalinks
-        and not result.layout
-        and not result.violations
-        and phone["math_s"] <= MATH_TARGET_S
-    )
+    met = not result.problems() and phone["math_s"] <= MATH_TARGET_S
     if "--record" in sys.argv:
         payload = {
             **environment(threads=1),
@@ -127,6 +127,9 @@ def main() -> int:
             "sideways": len(result.sideways),
             "stray_permalinks": len(result.stray_permalinks),
             "layout_problems": len(result.layout),
+            "drawing_problems": len(result.rendering),
+            "outside_requests": blocked,
+            "console_errors": errors,
             "axe_runs": result.axe_runs,
             "axe_violations": result.violation_nodes,
             "phone": PHONE,

@@ -137,7 +137,7 @@ def _execute(script: Path, scratch: Path) -> tuple[int, str]:
     if runner is not None:
         log = scratch.with_name(f".{scratch.name}")
         try:
-            status = runner.run(script, scratch, log)
+            status = runner.run(script, [str(scratch)], log)
         except OSError:
             pass  # the waiting process is gone: run the script on its own
         else:
@@ -280,7 +280,7 @@ def start(jobs: int | None = None) -> Report:
     if pending:
         if _runner is None and fork_runner.supported():
             try:
-                _runner = fork_runner.Runner(ROOT, SCRIPTS, script_environment())
+                _runner = fork_runner.Runner.for_figures(ROOT, SCRIPTS, script_environment())
             except OSError:
                 _runner = None  # each script runs as a process of its own
         workers = jobs or min(len(pending), os.cpu_count() or 1)

@@ -60,7 +60,7 @@ def scripts(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def runner(scripts: Path) -> Iterator[fork_runner.Runner]:
-    started = fork_runner.Runner(figures.ROOT, scripts, figures.script_environment())
+    started = fork_runner.Runner.for_figures(figures.ROOT, scripts, figures.script_environment())
     yield started
     started.close()
 
@@ -79,7 +79,7 @@ def test_a_forked_script_sees_its_own_start_and_a_fresh_state(
     expected = json.loads(own.stdout)
     for turn in range(2):  # the second child starts as the first did
         log = tmp_path / f"probe-{turn}"
-        assert runner.run(scripts / "probe.py", Path("OUT"), log) == 0
+        assert runner.run(scripts / "probe.py", ["OUT"], log) == 0
         assert json.loads(Path(f"{log}.out").read_text()) == expected
         assert Path(f"{log}.err").read_text() == "to standard error\n"
     assert expected["linewidth"] != 9.0
@@ -101,7 +101,7 @@ def test_exit_statuses_and_errors_are_as_python_gives_them(
             check=False,
         )
         log = tmp_path / script
-        assert runner.run(scripts / f"{script}.py", Path(argument), log) == own.returncode
+        assert runner.run(scripts / f"{script}.py", [argument], log) == own.returncode
         errors = Path(f"{log}.err").read_text()
         assert errors.strip().splitlines()[-1:] == own.stderr.strip().splitlines()[-1:]
 
@@ -109,12 +109,12 @@ def test_exit_statuses_and_errors_are_as_python_gives_them(
 def test_requests_after_the_process_ended_raise_and_figures_run_on_their_own(
     scripts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    started = fork_runner.Runner(figures.ROOT, scripts, figures.script_environment())
+    started = fork_runner.Runner.for_figures(figures.ROOT, scripts, figures.script_environment())
     started._process.kill()
     started._process.wait()
     started._reader.join(timeout=10)
     with pytest.raises(OSError, match="ended"):
-        started.run(scripts / "exits.py", Path("0"), tmp_path / "late")
+        started.run(scripts / "exits.py", ["0"], tmp_path / "late")
     # sitegen.figures falls back to a process of its own for that script.
     monkeypatch.setattr(figures, "_runner", started)
     scratch = tmp_path / "scratch"

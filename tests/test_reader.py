@@ -15,6 +15,16 @@ the output the page shows under it.
 The environment takes numpy and torch (and what torch needs) from this
 interpreter's installation, linked rather than copied, so it is made in a few
 seconds; pip installs the wheel itself, with ``--no-deps --no-index``.
+
+Each block runs in a process of its own, forked (on Linux) from one that the
+environment's own ``python -I`` started and that has imported only numpy and
+torch (`sitegen.fork_runner`, run as a file, so that nothing of the checkout is
+importable): the block sees what ``python -I snippet.py`` would see in its
+folder (``test_a_forked_block_starts_as_python_would_start_it``) but does not
+pay torch's second of import each time. (One difference: ``python -I``
+ignores ``PYTHONHASHSEED``, so a new process hashes strings with a new random
+seed, while the forked blocks of one environment share their parent's.)
+Elsewhere each block is a new ``python -I`` process.
 """
 
 from __future__ import annotations
@@ -25,6 +35,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata
@@ -34,7 +46,7 @@ import pytest
 from conftest import ROOT, SiteBuild
 from packaging.requirements import Requirement
 
-from sitegen import reader, results
+from sitegen import fork_runner, reader, results
 
 pytestmark = pytest.mark.site
 
@@ -152,21 +164,82 @@ class Run:
         return self.returncode == 0 and self.stdout.rstrip("\n") == self.shown.rstrip("\n")
 
 
-def run_script(
-    python: Path, folder: Path, name: str, code: str
+TIMEOUT_S = 300  # for one block, or one page's script and notebook
+
+_forks: dict[Path, fork_runner.Runner | None] = {}
+_forks_lock = threading.Lock()
+
+
+def _fork(python: Path) -> fork_runner.Runner | None:
+    """The waiting process of `python`'s environment (started on first use); None off Linux."""
+    with _forks_lock:
+        if python not in _forks:
+            runner = None
+            if fork_runner.supported():
+                command = [python, "-I", ROOT / "sitegen" / "fork_runner.py", *LIBRARIES]
+                try:
+                    runner = fork_runner.Runner(
+                        list(map(str, command)), python.parent, reader_env()
+                    )
+                except OSError:
+                    runner = None
+            _forks[python] = runner
+        return _forks[python]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_forks() -> Iterator[None]:
+    yield
+    with _forks_lock:
+        for runner in _forks.values():
+            if runner is not None:
+                runner.close()
+        _forks.clear()
+
+
+def run_file(
+    python: Path, folder: Path, name: str, arguments: tuple[str, ...] = (), *, fork: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    """Write `code` to ``folder/name`` and run it there, as a reader would."""
-    path = folder / name
-    path.write_text(code + "\n")
+    """Run ``folder/name`` with `arguments` in `folder`, as ``python -I name`` would.
+
+    Forked from the environment's waiting process where there is one (and
+    `fork`), else a new process.
+    """
+    runner = _fork(python) if fork else None
+    command = [str(python), "-I", name, *arguments]
+    if runner is not None:
+        log = folder / f".{name}.log"
+        try:
+            status = runner.run(Path(name), arguments, log, cwd=folder, alarm=TIMEOUT_S)
+        except OSError:
+            pass  # the waiting process is gone: a new process below
+        else:
+            out, err = (Path(f"{log}{suffix}").read_text() for suffix in (".out", ".err"))
+            return subprocess.CompletedProcess(command, status, out, err)
     return subprocess.run(
-        [python, "-I", path.name],
+        command,
         cwd=folder,
         env=reader_env(),
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=TIMEOUT_S,
         check=False,
     )
+
+
+def run_script(
+    python: Path,
+    folder: Path,
+    name: str,
+    code: str,
+    arguments: tuple[str, ...] = (),
+    *,
+    fork: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    """Write `code` to ``folder/name`` and run it there with `arguments`, as a reader would."""
+    (folder / name).write_text(code + "\n")
+    return run_file(python, folder, name, arguments, fork=fork)
 
 
 @pytest.fixture(scope="module")
@@ -257,6 +330,51 @@ def test_the_environment_has_only_the_wheel_numpy_and_torch(
     assert "site-packages" in where
     assert not where.startswith(str(ROOT / "pe")), where
     assert missing == "[]"
+
+
+# What a program can see of how it was started: the forked child must see what
+# python -I gives a new process, in the same folder with the same environment.
+START_PROBE = """
+import json, os, sys
+import numpy
+print(json.dumps({
+    "argv": sys.argv, "path": sys.path, "cwd": os.getcwd(), "name": __name__,
+    "file": __file__, "main_file": sys.modules["__main__"].__file__,
+    "flags": [sys.flags.isolated, sys.flags.no_user_site, sys.flags.ignore_environment],
+    "environ": dict(os.environ), "stdin": sys.stdin.read(), "loader": type(__loader__).__name__,
+    "spec": __spec__, "package": __package__, "doc": __doc__,
+    "numpy": numpy.__file__, "checkout": [m for m in ("sitegen", "tests", "conftest")
+                                          if m in sys.modules],
+}, sort_keys=True))
+print("to standard error", file=sys.stderr)
+sys.exit(3)
+"""
+
+
+@pytest.mark.skipif(not fork_runner.supported(), reason="forking is Linux only")
+def test_a_forked_block_starts_as_python_would_start_it(environment: Path, tmp_path: Path) -> None:
+    own = run_script(environment, tmp_path, "probe.py", START_PROBE, fork=False)
+    forked = run_script(environment, tmp_path, "probe.py", START_PROBE)
+    assert _fork(environment) is not None
+    assert (
+        (forked.returncode, forked.stderr)
+        == (own.returncode, own.stderr)
+        == (
+            3,
+            "to standard error\n",
+        )
+    )
+    assert json.loads(forked.stdout) == json.loads(own.stdout)
+    seen = json.loads(own.stdout)
+    assert seen["path"][0] != str(tmp_path)  # isolated: no script folder on sys.path
+    assert seen["checkout"] == []
+    # A block that fails: the same status and the same traceback, from the block's own lines.
+    failing = "import numpy\n\ndef f():\n    raise ValueError('d_model must be even')\n\nf()\n"
+    own = run_script(environment, tmp_path, "fails.py", failing, fork=False)
+    forked = run_script(environment, tmp_path, "fails.py", failing)
+    assert (forked.returncode, forked.stderr) == (own.returncode, own.stderr)
+    assert own.returncode == 1
+    assert own.stderr.count("fails.py") == 2
 
 
 def test_every_copied_python_block_runs_and_prints_what_the_page_shows(
@@ -398,19 +516,13 @@ def test_each_page_with_code_offers_a_notebook_and_a_script_that_run(
         environments(extras)  # made here, before the threads start
         jobs.append((page, folder / f"{stem}.py", folder / f"{stem}.ipynb", extras))
     assert len(jobs) >= 8
-    runner = tmp_path / "run_page.py"
-    runner.write_text(PAGE_RUNNER)
 
     def one(job: tuple[str, Path, Path, tuple[str, ...]]) -> list[str]:
         page, script, notebook, extras = job
-        result = subprocess.run(
-            [environments(extras), "-I", str(runner), str(script), str(notebook)],
-            cwd=tmp_path,
-            env=reader_env(),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
+        folder = tmp_path / script.stem
+        folder.mkdir()
+        result = run_script(
+            environments(extras), folder, "run_page.py", PAGE_RUNNER, (str(script), str(notebook))
         )
         if result.returncode != 0:
             return [f"{page}: {script.name} or {notebook.name} fails:\n{result.stderr[-2000:]}"]

@@ -17,6 +17,8 @@ element ids are salted with a constant and no date is written.
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -144,11 +146,20 @@ def save_variants(draw: Callable[[Theme], Figure], name: str, alt: str) -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}-alt.txt").write_text(" ".join(alt.split()) + "\n", encoding="utf-8")
+    report = os.environ.get("PE_LEGEND_REPORT")  # set by the test suite: see _legends.py
+    legends: dict[str, list[str]] = {}
     for theme in THEMES:
         with plt.rc_context(rc(theme)):
-            figure = draw(theme)
-            figure.savefig(out / f"{name}-{theme.name}.svg", metadata={"Date": None})
-            plt.close(figure)
-            figure = phone_layout(draw(replace(theme, phone=True)))
-            figure.savefig(out / f"{name}-{theme.name}-phone.svg", metadata={"Date": None})
-            plt.close(figure)
+            for drawing, suffix in (("desktop", ""), ("phone", "-phone")):
+                if drawing == "phone":
+                    figure = phone_layout(draw(replace(theme, phone=True)))
+                else:
+                    figure = draw(theme)
+                figure.savefig(out / f"{name}-{theme.name}{suffix}.svg", metadata={"Date": None})
+                if report and theme is LIGHT:
+                    from _legends import legend_overlaps
+
+                    legends[drawing] = legend_overlaps(figure)
+                plt.close(figure)
+    if report:
+        Path(report).write_text(json.dumps(legends), encoding="utf-8")

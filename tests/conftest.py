@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -185,17 +186,33 @@ def _build_zensical(root: Path) -> Path | str | None:
     return directory
 
 
-def _rerun_figures(root: Path) -> dict[str, Path] | str:
-    """Every figure script run again, each in a new process: its files by name."""
+@dataclass(frozen=True)
+class Reruns:
+    """Every figure script run again, each in a new process."""
+
+    files: dict[str, Path]  # what they drew, by file name
+    legends: dict[str, dict[str, list[str]]]  # by script: what each light drawing's legends cover
+
+
+def _rerun_figures(root: Path) -> Reruns | str:
+    """Every figure script run again, each in a new process, with its legends checked.
+
+    ``PE_LEGEND_REPORT`` makes the shared style write what the legends of the
+    light drawings cover (``scripts/_legends.py``), outside the figure's folder.
+    """
     from sitegen import figures
+
+    (root / "legends").mkdir()
 
     def rerun(script: Path) -> tuple[Path, int, str]:
         out = root / script.stem
         out.mkdir()
+        env = dict(figures.script_environment())
+        env["PE_LEGEND_REPORT"] = str(root / "legends" / f"{script.stem}.json")
         result = subprocess.run(
             [sys.executable, str(script), str(out)],
             cwd=ROOT,
-            env=figures.script_environment(),
+            env=env,
             capture_output=True,
             text=True,
             check=False,
@@ -207,7 +224,13 @@ def _rerun_figures(root: Path) -> dict[str, Path] | str:
     failed = [f"{out.name}: {stderr[-2000:]}" for out, code, stderr in runs if code != 0]
     if failed:
         return "a figure script failed on its second run:\n" + "\n".join(failed)
-    return {path.name: path for out, _, _ in runs for path in out.iterdir()}
+    return Reruns(
+        {path.name: path for out, _, _ in runs for path in out.iterdir()},
+        {
+            report.stem: json.loads(report.read_text(encoding="utf-8"))
+            for report in (root / "legends").glob("*.json")
+        },
+    )
 
 
 def _check_screens(root: Path) -> ScreensRun | str | None:
@@ -295,10 +318,10 @@ def zensical_site() -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def figure_reruns() -> dict[str, Path]:
-    """Each figure file drawn by a second run of its script, by file name."""
-    files: dict[str, Path] = _background("figure_reruns")
-    return files
+def figure_reruns() -> Reruns:
+    """A second run of every figure script: its files by name, and its legends checked."""
+    reruns: Reruns = _background("figure_reruns")
+    return reruns
 
 
 @pytest.fixture(scope="session")

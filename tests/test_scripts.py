@@ -8,10 +8,11 @@ no script edits ``sys.path`` or imports `sitegen`.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conftest import Reruns
 
 SCRIPTS = sorted((Path(__file__).resolve().parents[1] / "scripts").glob("*.py"))
 
@@ -51,97 +52,56 @@ FIGURES = [script for script in SCRIPTS if script.name.startswith("fig_")]
 PHONE_LEGEND_TODO: set[str] = set()
 
 
-def legend_overlaps(figure: Any) -> list[str]:
-    """Say what each legend of a drawn `figure` covers, in the figure's own pixels.
-
-    A line, marker, band or text of its axes (of every axes, for a legend of the
-    figure), or another legend. A reference line across the whole axes
-    (``axhline``, ``axvline``: drawn partly in axes coordinates) is not data.
-    """
-    from matplotlib.collections import Collection
-    from matplotlib.lines import Line2D
-    from matplotlib.text import Text
-    from matplotlib.transforms import Bbox
-
-    figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
-    legends = [(axes.get_legend(), axes) for axes in figure.axes if axes.get_legend()]
-    # A legend of the figure, or of one of its subfigures (checked against every axes).
-    figures = [figure]
-    while figures:
-        owner_figure = figures.pop()
-        legends += [(legend, None) for legend in owner_figure.legends]
-        figures += owner_figure.subfigs
-    found = []
-    for legend, owner in legends:
-        box = legend.get_window_extent(renderer).padded(-2)  # the text's box, not its margin
-        for axes in figure.axes if owner is None else [owner]:
-            clip = axes.get_window_extent(renderer)
-            inside = Bbox.intersection(box, clip)
-            if inside is None or inside.width <= 0 or inside.height <= 0:
-                continue
-            for artist in [*axes.lines, *axes.collections, *axes.texts]:
-                if not artist.get_visible():
-                    continue
-                name = f"{type(artist).__name__} {artist.get_label()!r}"
-                across = artist.get_transform() in (
-                    axes.get_xaxis_transform(),
-                    axes.get_yaxis_transform(),
-                )
-                if isinstance(artist, Line2D) and across:
-                    continue
-                if isinstance(artist, Line2D):
-                    path = artist.get_transform().transform_path(artist.get_path())
-                    if path.intersects_bbox(inside, filled=False):
-                        found.append(f"legend covers {name}")
-                elif isinstance(artist, Collection):
-                    transform = artist.get_transform()
-                    if any(
-                        transform.transform_path(path).intersects_bbox(inside, filled=True)
-                        for path in artist.get_paths()
-                    ):
-                        found.append(f"legend covers {name}")
-                elif (
-                    isinstance(artist, Text)
-                    and artist.get_text()
-                    and artist.get_window_extent(renderer).overlaps(inside)
-                ):
-                    found.append(f"legend covers text {artist.get_text()!r}")
-    boxes = [legend.get_window_extent(renderer) for legend, _ in legends]
-    for i, first in enumerate(boxes):
-        found += [f"legends {i} and {j} overlap" for j in range(i) if first.overlaps(boxes[j])]
-    return found
-
-
 @pytest.mark.parametrize("script", FIGURES, ids=[script.name for script in FIGURES])
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
-def test_legends_cover_no_data(script: Path, phone: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_legends_cover_no_data(script: Path, phone: bool, figure_reruns: Reruns) -> None:
     """Every legend of every figure, desktop and phone drawing, lies clear of the data.
 
-    The phone drawings of `PHONE_LEGEND_TODO` are known to fail: for them the test
-    fails instead once nothing is found, so that the list is cut when one is mended.
+    Read in the light drawings by the suite's second run of each script
+    (``PE_LEGEND_REPORT``: see ``scripts/_legends.py``); the dark ones differ only
+    in their colours. The phone drawings of `PHONE_LEGEND_TODO` are known to
+    fail: for them the test fails instead once nothing is found, so that the
+    list is cut when one is mended.
     """
-    import dataclasses
-    import importlib.util
-
-    import matplotlib.pyplot as plt
-
-    monkeypatch.syspath_prepend(str(script.parent))
-    monkeypatch.syspath_prepend(str(script.parents[1]))
-    spec = importlib.util.spec_from_file_location(script.stem, script)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    style = module._figstyle if hasattr(module, "_figstyle") else __import__("_figstyle")
-    # The dark drawing differs only in its colours, not where anything lies.
-    with plt.rc_context(style.rc(style.LIGHT)):
-        figure = module.draw(dataclasses.replace(style.LIGHT, phone=phone))
-        if phone:
-            figure = style.phone_layout(figure)
-        problems = legend_overlaps(figure)
-        plt.close(figure)
+    report = figure_reruns.legends[script.stem]
+    problems = report["phone" if phone else "desktop"]
     if phone and script.name in PHONE_LEGEND_TODO:
         assert problems, f"{script.name}'s phone legend is clear now: take it off PHONE_LEGEND_TODO"
         pytest.xfail(f"a phone legend on the data, known and not yet moved: {problems[:2]}")
     assert not problems
+
+
+def test_the_legend_check_sees_a_legend_on_the_data() -> None:
+    """`legend_overlaps` is not blind: a legend over a line, a band, a text and another legend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sys.path.insert(0, str(SCRIPTS[0].parent))
+    try:
+        from _legends import legend_overlaps
+    finally:
+        sys.path.pop(0)
+    figure, axes = plt.subplots(figsize=(4, 3))
+    figure.subplots_adjust(0, 0, 1, 1)  # the axes fill the figure: its legend lands on theirs
+    axes.plot([0, 1], [1, 1], label="flat line")  # along the top, under an upper legend
+    axes.fill_between([0, 1], 0.0, 0.2, label="band")  # along the bottom
+    axes.text(0.95, 0.9, "a note", ha="right")
+    axes.axhline(0.5, label="reference")  # across the axes: not data
+    axes.set_ylim(0, 1.05)
+    axes.legend(loc="upper right")
+    figure.legend(["figure legend"], loc="upper right")
+    found = legend_overlaps(figure)
+    assert any("flat line" in problem for problem in found), found
+    assert any("a note" in problem for problem in found), found
+    assert "legends 1 and 0 overlap" in found, found
+    assert not any("reference" in problem for problem in found), found
+    legend = axes.get_legend()
+    assert legend is not None
+    legend.set_loc("center left")
+    figure.legends.clear()
+    assert legend_overlaps(figure) == []
+    axes.legend(loc="lower left")
+    assert any("band" in problem for problem in legend_overlaps(figure))
+    plt.close(figure)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SiteBuild, mkdocs_build
+from conftest import ROOT, Reruns, SiteBuild, mkdocs_build
 
 from sitegen import cache, figures
 
@@ -310,10 +310,12 @@ def test_two_builds_are_identical(site: SiteBuild) -> None:
     assert differing == [], f"files differ between two builds: {differing[:10]}"
 
 
-def test_figure_scripts_are_reproducible(site: SiteBuild, figure_reruns: dict[str, Path]) -> None:
+def test_figure_scripts_are_reproducible(site: SiteBuild, figure_reruns: Reruns) -> None:
     """Every figure script, run again in a new process, draws the same bytes as in the build."""
     built = relative_files(site.directory / "figures")
-    drawn = {name: path for name, path in figure_reruns.items() if not name.endswith("-alt.txt")}
+    drawn = {
+        name: path for name, path in figure_reruns.files.items() if not name.endswith("-alt.txt")
+    }
     assert len(drawn) == 4 * len(figures.figure_scripts())  # light, dark, each for phones too
     changed = [
         name for name, path in drawn.items() if path.read_bytes() != built[name].read_bytes()

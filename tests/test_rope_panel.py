@@ -51,40 +51,45 @@ def open_panel(page: Page, server: str) -> Locator:
     return panel
 
 
-@pytest.mark.parametrize(
-    ("rule", "factor"), [("yarn", 16.0), ("llama3", 8.0), ("dynamic", 4.0), ("linear", 2.5)]
-)
-def test_panel_numbers_match_pe(page: Page, server: str, rule: str, factor: float) -> None:
+# Each rule at a factor of its own, set one after another on one loaded page.
+SETTINGS = [("yarn", 16.0), ("llama3", 8.0), ("dynamic", 4.0), ("linear", 2.5)]
+
+
+def test_panel_numbers_match_pe(page: Page, server: str) -> None:
     panel = open_panel(page, server)
-    panel.locator('[data-control="rule"]').select_option(rule)
-    box = panel.locator('[data-control="factor"]')
-    box.fill(str(factor))
-    box.dispatch_event("change")
-    expected = pe.rope_frequencies(
-        HEAD_DIM,
-        base=BASE,
-        scaling=SCALINGS[rule](factor),
-        max_position_embeddings=TRAINED,
-        seq_len=int(factor * TRAINED),
-    )
     plain = pe.rope_frequencies(HEAD_DIM, base=BASE).frequencies
-    ratio = plain / expected.frequencies
-    shown_attention = float(panel.locator('[data-field="attention"]').inner_text())
-    assert shown_attention == pytest.approx(expected.attention_factor, abs=5e-7)
-    kept = int(np.sum(np.isclose(ratio, 1.0, rtol=1e-9)))
-    divided = int(np.sum(np.isclose(ratio, factor, rtol=1e-9)))
-    assert int(panel.locator('[data-field="kept"]').inner_text()) == kept
-    assert int(panel.locator('[data-field="divided"]').inner_text()) == divided
-    assert int(panel.locator('[data-field="between"]').inner_text()) == ratio.size - kept - divided
-    rows = panel.locator("tr[data-pair]")
-    assert rows.count() > 5
-    for index in range(rows.count()):
-        row = rows.nth(index)
-        pair = int(row.get_attribute("data-pair") or "")
-        slowdown = float(row.locator('[data-field="slowdown"]').inner_text())
-        assert slowdown == pytest.approx(ratio[pair], rel=6e-6)  # 6 significant digits
-        after = float(row.locator('[data-field="after"]').inner_text().replace(",", ""))
-        assert after == pytest.approx(2 * math.pi / expected.frequencies[pair], abs=0.5)
+    for rule, factor in SETTINGS:
+        panel.locator('[data-control="rule"]').select_option(rule)
+        box = panel.locator('[data-control="factor"]')
+        box.fill(str(factor))
+        box.dispatch_event("change")
+        expected = pe.rope_frequencies(
+            HEAD_DIM,
+            base=BASE,
+            scaling=SCALINGS[rule](factor),
+            max_position_embeddings=TRAINED,
+            seq_len=int(factor * TRAINED),
+        )
+        ratio = plain / expected.frequencies
+        shown_attention = float(panel.locator('[data-field="attention"]').inner_text())
+        assert shown_attention == pytest.approx(expected.attention_factor, abs=5e-7), rule
+        kept = int(np.sum(np.isclose(ratio, 1.0, rtol=1e-9)))
+        divided = int(np.sum(np.isclose(ratio, factor, rtol=1e-9)))
+        assert int(panel.locator('[data-field="kept"]').inner_text()) == kept, rule
+        assert int(panel.locator('[data-field="divided"]').inner_text()) == divided, rule
+        between = int(panel.locator('[data-field="between"]').inner_text())
+        assert between == ratio.size - kept - divided, rule
+        rows = page.evaluate(
+            """() => [...document.querySelectorAll('[data-pe-rope-panel] tr[data-pair]')].map(r =>
+                [Number(r.dataset.pair), r.querySelector('[data-field="slowdown"]').innerText,
+                 r.querySelector('[data-field="after"]').innerText])"""
+        )
+        assert len(rows) > 5, rule
+        for pair, slowdown, after in rows:
+            # six significant digits; the wavelength after scaling to the nearest position
+            assert float(slowdown) == pytest.approx(ratio[pair], rel=6e-6), (rule, pair)
+            wavelength = 2 * math.pi / expected.frequencies[pair]
+            assert float(after.replace(",", "")) == pytest.approx(wavelength, abs=0.5), (rule, pair)
 
 
 def test_controls_are_labelled_and_show_focus(page: Page, server: str) -> None:
@@ -151,11 +156,18 @@ def test_phone_shows_every_column_and_the_whole_caption(
         assert errors == []
 
 
-@pytest.mark.parametrize("rule", ["dynamic", "yarn", "linear", "llama3", "default"])
-def test_bars_stay_in_their_box_on_one_log_scale(page: Page, server: str, rule: str) -> None:
-    """Every bar inside its box; bar length linear in log(wavelength after); the mark at 8192."""
+def test_bars_stay_in_their_box_on_one_log_scale(page: Page, server: str) -> None:
+    """Every bar inside its box; bar length linear in log(wavelength after); the mark at 8192.
+
+    Each rule at factors 1 to 64, set one after another on one loaded page.
+    """
     panel = open_panel(page, server)
-    panel.locator('[data-control="rule"]').select_option(rule)
+    for rule in ("dynamic", "yarn", "linear", "llama3", "default"):
+        panel.locator('[data-control="rule"]').select_option(rule)
+        _bars_follow_the_wavelengths(page, panel, rule)
+
+
+def _bars_follow_the_wavelengths(page: Page, panel: Locator, rule: str) -> None:
     for factor in ("1", "10", "16", "64"):
         set_factor(panel, factor)
         rows = page.evaluate(
@@ -176,13 +188,13 @@ def test_bars_stay_in_their_box_on_one_log_scale(page: Page, server: str, rule: 
         ).frequencies
         logs, ends, marks = [], [], []
         for pair, left, right, fill_left, fill_right, mark in rows:
-            assert left - 0.5 <= fill_left <= fill_right <= right + 0.5, (factor, pair)
+            assert left - 0.5 <= fill_left <= fill_right <= right + 0.5, (rule, factor, pair)
             logs.append(math.log(2 * math.pi / expected[pair]))
             ends.append((fill_right - left) / (right - left))
             marks.append((mark - left) / (right - left))
         slope, intercept = np.polyfit(logs, ends, 1)
-        assert slope > 0
-        assert np.abs(np.polyval([slope, intercept], logs) - ends).max() < 0.01, factor
+        assert slope > 0, (rule, factor)
+        assert np.abs(np.polyval([slope, intercept], logs) - ends).max() < 0.01, (rule, factor)
         mark_at = slope * math.log(TRAINED) + intercept
         assert marks == pytest.approx([mark_at] * len(marks), abs=0.01)
 

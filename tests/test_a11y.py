@@ -11,6 +11,7 @@ built (``tests/conftest.py``). See `tools.screen_checks`.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,6 @@ import pytest
 from conftest import ScreensRun, SiteBuild
 
 from tools import screen_checks as screens
-from tools.local_site import open_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -45,31 +45,20 @@ def test_no_page_scrolls_sideways_and_axe_finds_nothing(
 
 
 # The pages these tests make are a real page cut to its title and first few
-# blocks (math and links among them) before each test adds what it needs: the
+# blocks (math and links among them), loaded by the check itself, to which a
+# script then adds the problem to find (`screen_checks.check`'s ``prepare``): the
 # checker runs on the theme's whole frame at a fraction of the cost of axe on
 # the whole page.
-_TRIM = "() => [...document.querySelector('article').children].slice(6).forEach(e => e.remove())"
+def made(script: str) -> str:
+    """A script that cuts the page to its first blocks, then runs `script`."""
+    return (
+        "() => { [...document.querySelector('article').children].slice(6)"
+        ".forEach(e => e.remove());\n" + script + "\n}"
+    )
 
 
 def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: Browser) -> None:
     """The checker is not blind: a page made too wide, with a faint line and a stray permalink."""
-    context = browser.new_context(viewport={"width": 375, "height": 800})
-    page = context.new_page()
-    open_page(page, server + "formula/")
-    page.evaluate(_TRIM)
-    page.evaluate(
-        "() => { const p = document.createElement('p');"
-        " p.style.cssText = 'width: 900px; color: #999; background: #fff';"
-        " p.textContent = 'too wide and too faint';"
-        " document.querySelector('article').append(p);"
-        " const h = document.createElement('h2'); h.style.width = 'min-content';"
-        ' h.innerHTML = \'wrapping<a class="headerlink" href="#">¶</a>\';'
-        " h.lastChild.style.display = 'inline-block';"
-        " document.querySelector('.katex-html .mord').style.color = '#bbb';"
-        " document.querySelector('article').append(h); }"
-    )
-    html = page.content()
-    context.close()
     result = screens.check(
         browser,
         server,
@@ -77,7 +66,19 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
         widths=(375,),
         axe_widths=(375,),
         schemes=("light",),
-        replace={"/formula/": html},
+        prepare={
+            "/formula/": made(
+                "const p = document.createElement('p');"
+                " p.style.cssText = 'width: 900px; color: #999; background: #fff';"
+                " p.textContent = 'too wide and too faint';"
+                " document.querySelector('article').append(p);"
+                " const h = document.createElement('h2'); h.style.width = 'min-content';"
+                ' h.innerHTML = \'wrapping<a class="headerlink" href="#">¶</a>\';'
+                " h.lastChild.style.display = 'inline-block';"
+                " document.querySelector('.katex-html .mord').style.color = '#bbb';"
+                " document.querySelector('article').append(h);"
+            )
+        },
     )
     assert result.sideways
     assert result.stray_permalinks
@@ -89,22 +90,6 @@ def test_contrast_is_checked_again_where_a_phone_draws_text_differently(
     server: str, browser: Browser
 ) -> None:
     """At 375 px axe's contrast rule sees only what changed since 1280 px: it must see this."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    open_page(page, server + "formula/")
-    page.evaluate(_TRIM)
-    page.evaluate(
-        "() => { const s = document.createElement('style');"
-        " s.textContent = '@media (max-width: 600px) { .pe-faint { color: #bbb !important } }"
-        " @media (min-width: 601px) { .pe-phone { display: none } }';"
-        " document.head.append(s);"
-        " for (const c of ['pe-faint', 'pe-phone']) { const p = document.createElement('p');"
-        " p.className = c; p.textContent = 'drawn apart on a phone';"
-        " if (c === 'pe-phone') p.style.color = '#ccc';"
-        " document.querySelector('article').append(p); } }"
-    )
-    html = page.content()
-    context.close()
     result = screens.check(
         browser,
         server,
@@ -112,7 +97,20 @@ def test_contrast_is_checked_again_where_a_phone_draws_text_differently(
         widths=(1280, 375),
         axe_widths=(1280, 375),
         schemes=("light",),
-        replace={"/formula/": html},
+        prepare={
+            "/formula/": made(
+                "const s = document.createElement('style');"
+                " s.textContent = '@media (max-width: 600px)"
+                " { .pe-faint { color: #bbb !important } }"
+                " @media (min-width: 601px) { .pe-phone { display: none } }';"
+                " document.head.append(s);"
+                " for (const c of ['pe-faint', 'pe-phone']) {"
+                " const p = document.createElement('p');"
+                " p.className = c; p.textContent = 'drawn apart on a phone';"
+                " if (c === 'pe-phone') p.style.color = '#ccc';"
+                " document.querySelector('article').append(p); }"
+            )
+        },
     )
     contrast = [v for v in result.violations if "color-contrast" in v]
     assert len(contrast) == 1, result.violations
@@ -126,28 +124,22 @@ def test_contrast_is_checked_once_per_look_across_pages(server: str, browser: Br
     Two pages, each given a faint paragraph: one faint grey on both pages (reported
     once, on the first), one a different grey on the second page only (reported there).
     """
-    html = {}
-    for path, greys in (("formula/", ("#bbb",)), ("rotation/", ("#bbb", "#c4c4c4"))):
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        page = context.new_page()
-        open_page(page, server + path)
-        page.evaluate(_TRIM)
-        page.evaluate(
-            "(greys) => { for (const g of greys) { const p = document.createElement('p');"
+    prepare = {
+        path: made(
+            f"for (const g of {json.dumps(greys)}) {{ const p = document.createElement('p');"
             " p.style.color = g; p.textContent = 'faint ' + g;"
-            " document.querySelector('article').append(p); } }",
-            list(greys),
+            " document.querySelector('article').append(p); }"
         )
-        html["/" + path] = page.content()
-        context.close()
+        for path, greys in (("/formula/", ["#bbb"]), ("/rotation/", ["#bbb", "#c4c4c4"]))
+    }
     result = screens.check(
         browser,
         server,
-        list(html),
+        list(prepare),
         widths=(1280,),
         axe_widths=(1280,),
         schemes=("light",),
-        replace=html,
+        prepare=prepare,
     )
     contrast = [v for v in result.violations if "color-contrast" in v]
     assert len(contrast) == 2, result.violations
@@ -162,32 +154,31 @@ def test_the_second_scheme_checks_colours_and_the_first_everything(
     server: str, browser: Browser
 ) -> None:
     """Text faint only in the dark scheme is caught there; an unnamed image once, in light."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    open_page(page, server + "formula/")
-    page.evaluate(_TRIM)
-    page.evaluate(
-        "() => { const s = document.createElement('style');"
-        " s.textContent = '[data-md-color-scheme=slate] .pe-dark { color: #3a3a3a }';"
-        " document.head.append(s); const p = document.createElement('p');"
-        " p.className = 'pe-dark'; p.textContent = 'faint in the dark';"
-        " const i = document.createElement('img'); i.src = 'data:image/gif;base64,"
-        "R0lGODlhAQABAAAAACw=';"
-        " document.querySelector('article').append(p, i); }"
-    )
-    html = page.content()
-    context.close()
     result = screens.check(
         browser,
         server,
         ["/formula/"],
         widths=(1280,),
         axe_widths=(1280,),
-        replace={"/formula/": html},
         every_rule_in=("light",),
+        prepare={
+            "/formula/": made(
+                "const s = document.createElement('style');"
+                " s.textContent = '[data-md-color-scheme=slate] .pe-dark { color: #3a3a3a }';"
+                " document.head.append(s); const p = document.createElement('p');"
+                " p.className = 'pe-dark'; p.textContent = 'faint in the dark';"
+                " const i = document.createElement('img'); i.src = 'data:image/gif;base64,"
+                "R0lGODlhAQABAAAAACw=';"
+                " document.querySelector('article').append(p, i);"
+            )
+        },
     )
     found = sorted(re.sub(r"^\S+ \S+ (\w+): ([\w-]+) .*", r"\2 \1", v) for v in result.violations)
     assert found == ["color-contrast dark", "image-alt light"], result.violations
+    # and the drawing check saw the unnamed image once, on the page's first view
+    assert [line for line in result.rendering if "without alt text" in line] == [
+        "/formula/: images without alt text: data:image/gif;base64,R0lGODlhAQABAAAAACw="
+    ]
 
 
 def test_links_are_checked_once_per_look_across_pages(server: str, browser: Browser) -> None:
@@ -198,31 +189,24 @@ def test_links_are_checked_once_per_look_across_pages(server: str, browser: Brow
     first page it appears on, not again on the next; a second look, new on the second
     page, is reported there.
     """
-    html = {}
-    looks = (("formula/", ("#222",)), ("rotation/", ("#222", "#3d3d3d")))
-    for path, colours in looks:
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        page = context.new_page()
-        open_page(page, server + path)
-        page.evaluate(_TRIM)
-        page.evaluate(
-            "(colours) => { for (const c of colours) { const p = document.createElement('p');"
+    prepare = {
+        path: made(
+            f"for (const c of {json.dumps(colours)}) {{ const p = document.createElement('p');"
             " p.style.color = '#000'; p.append('words around ');"
             " const a = document.createElement('a'); a.href = '#'; a.textContent = 'a hidden link';"
             " a.style.cssText = 'color: ' + c + '; text-decoration: none';"
-            " p.append(a, ' and more words'); document.querySelector('article').append(p); } }",
-            list(colours),
+            " p.append(a, ' and more words'); document.querySelector('article').append(p); }"
         )
-        html["/" + path] = page.content()
-        context.close()
+        for path, colours in (("/formula/", ["#222"]), ("/rotation/", ["#222", "#3d3d3d"]))
+    }
     result = screens.check(
         browser,
         server,
-        list(html),
+        list(prepare),
         widths=(1280,),
         axe_widths=(1280,),
         schemes=("light",),
-        replace=html,
+        prepare=prepare,
     )
     found = [v for v in result.violations if "link-in-text-block" in v]
     assert len(found) == 2, result.violations

@@ -521,14 +521,15 @@ def check(
     axe_widths: Iterable[int] = AXE_WIDTHS,
     schemes: Iterable[str] = SCHEMES,
     skip_axe: dict[str, set[str]] | None = None,
-    replace: dict[str, str] | None = None,
+    prepare: dict[str, str] | None = None,
     every_rule_in: Iterable[str] | None = None,
     figure_widths: Iterable[int] = FIGURE_WIDTHS,
 ) -> Result:
     """Load every page once; in each scheme resize it through `widths`, run axe at `axe_widths`.
 
     `skip_axe` maps a page path to axe rule ids not run there (none by default);
-    `replace` maps a page path to HTML served there instead (to test the check).
+    `prepare` maps a page path to a script run on it once it has loaded, before
+    any check (to make a problem on a real page, and test that it is found).
     `every_rule_in` names the schemes where axe runs every rule (all, by default);
     in the others it runs only `COLOUR_RULES`, the rules a scheme can change.
     On the first view of each page `_RENDERED` reads how it was drawn; at each
@@ -550,9 +551,7 @@ def check(
 
     def route(route: Any) -> None:
         url = route.request.url
-        if replace and url.startswith(base) and "/" + url[len(base) :] in replace:
-            route.fulfill(body=replace["/" + url[len(base) :]], content_type="text/html")
-        elif url.startswith((base, "data:", "blob:")):
+        if url.startswith((base, "data:", "blob:")):
             route.continue_()
         else:
             facts.outside.append(url)
@@ -572,6 +571,8 @@ def check(
             counting[0] = True
             open_page(page, base + path.lstrip("/"))
             result.loads += 1
+            if prepare and path in prepare:
+                page.evaluate(prepare[path])
             if page.locator(".arithmatex").count():
                 page.wait_for_function(MATH_READY, timeout=15_000)
             _load_figures(page)

@@ -326,7 +326,7 @@ def build(jobs: int | None = None) -> Report:
     return finish()
 
 
-def figure(name: str, caption: str) -> str:
+def figure(name: str, caption: str, *, first_screen: bool = False) -> str:
     """Markdown for a figure: light and dark variants, its alt text, a caption.
 
     Pages print this from an executed block. The figure is drawn here if the
@@ -336,15 +336,27 @@ def figure(name: str, caption: str) -> str:
     committed result it reads) is named after it in small print. Paths start
     with ``/figures/``: the Markdown extension `sitegen.site_markdown` makes
     them relative to the page and puts the files into the built site.
+
+    Both drawings load lazily (the one of the other palette is hidden, and
+    never fetched), except for a figure on a phone's first screen
+    (`first_screen`): there the light drawing, the theme's default, is fetched
+    at once and first (``fetchpriority=high``), so that the page's largest
+    element does not wait for the layout to ask for it.
     """
     images_by_variant = draw(name)
     script = _script(name)
     directory = next(iter(images_by_variant.values())).parent
     alt = (directory / f"{name}-alt.txt").read_text(encoding="utf-8").strip()
     alt = alt.replace("[", "(").replace("]", ")")
-    images = [  # lazy: the variant of the other palette is hidden, and never fetched
+
+    def loading(variant: str) -> str:
+        if first_screen and variant == VARIANTS[0]:
+            return "loading=eager fetchpriority=high"
+        return "loading=lazy"
+
+    images = [
         f"  ![{alt}](/figures/{path.name}#only-{variant})"
-        "{{ loading=lazy width={} height={} }}".format(*image_size(path))
+        "{{ {} width={} height={} }}".format(loading(variant), *image_size(path))
         for variant, path in images_by_variant.items()
         if variant in VARIANTS
     ]

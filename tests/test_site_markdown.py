@@ -52,6 +52,11 @@ def test_a_page_block_draws_its_figure_with_no_build_before(demo_figure: Path) -
     assert figures.image_file("absent-light.svg") is None
     with pytest.raises(figures.FigureError, match=r"no figure script scripts/fig_absent\.py"):
         figures.figure("absent", caption="")
+    # On a phone's first screen the light drawing is fetched at once; the dark one waits.
+    first = figures.figure("demo", caption="Look at the demo.", first_screen=True)
+    eager = "{ loading=eager fetchpriority=high width=120 height=80 }"
+    assert f"(/figures/demo-light.svg#only-light){eager}" in first
+    assert f"(/figures/demo-dark.svg#only-dark){size}" in first
 
 
 @pytest.mark.parametrize(

@@ -186,7 +186,11 @@ def _screens_rows(screens: dict[str, Any]) -> list[str]:
     return [
         f"| every screen | {screens['page_views']} page views ({screens['pages']} pages at "
         f"{widths} px, light and dark): {screens['sideways']} scroll sideways; "
-        f"{screens['stray_permalinks']} headings end in a blank line; axe-core "
+        f"{screens['stray_permalinks']} headings end in a blank line; "
+        f"{screens['layout_problems']} reading problems; "
+        f"{screens['drawing_problems']} drawing problems (TeX left, figures not loaded or "
+        f"unnamed); {screens['outside_requests']} requests to another host; "
+        f"{screens['console_errors']} console errors; axe-core "
         f"WCAG 2.1 AA violations at {axe_widths} px: {screens['axe_violations']} "
         "| `make screens` |",
         f"| math on a phone | drawn {screens['math_on_phone_s']:.2f} s after navigation "

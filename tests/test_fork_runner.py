@@ -124,3 +124,13 @@ def test_requests_after_the_process_ended_raise_and_figures_run_on_their_own(
     assert status == 1
     assert f"broken: {scratch}" in printed
     started.close()
+
+
+def test_an_alarm_ends_a_child_that_runs_too_long(
+    scripts: Path, runner: fork_runner.Runner, tmp_path: Path
+) -> None:
+    (scripts / "sleeps.py").write_text("import time\ntime.sleep(30)\n")
+    assert runner.run(scripts / "sleeps.py", [], tmp_path / "sleeps", alarm=1) == -14  # SIGALRM
+    assert runner.run(scripts / "exits.py", ["5"], tmp_path / "after", cwd=tmp_path) == 5
+    with pytest.raises(ValueError, match="a tab or a line break"):
+        runner.run(scripts / "exits.py", ["a\tb"], tmp_path / "tab")

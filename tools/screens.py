@@ -8,9 +8,8 @@ each page's math and figures as drawn, and counts requests to another host and
 console errors (see `tools.screen_checks`). Then opens the formula page as a
 throttled phone would (1.6 Mbps, 150 ms round trip, CPU 4x slower, through the
 DevTools protocol) and measures the seconds from navigation until its math is
-drawn. With
-``--record`` writes ``benchmarks/results/screens.json``. Exits with status 1
-if any of those finds a problem or math takes over 2.5 s.
+drawn. With ``--record`` writes ``benchmarks/results/screens.json``. Exits with
+status 1 if any of those finds a problem or math takes over 2.5 s.
 """
 
 from __future__ import annotations

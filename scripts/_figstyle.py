@@ -146,7 +146,7 @@ def save_variants(draw: Callable[[Theme], Figure], name: str, alt: str) -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}-alt.txt").write_text(" ".join(alt.split()) + "\n", encoding="utf-8")
-    report = os.environ.get("PE_LEGEND_REPORT")  # set by the test suite: see _legends.py
+    report = os.environ.get("PE_LEGEND_REPORT")  # a folder, set by the test suite: see _legends.py
     legends: dict[str, list[str]] = {}
     for theme in THEMES:
         with plt.rc_context(rc(theme)):
@@ -162,4 +162,5 @@ def save_variants(draw: Callable[[Theme], Figure], name: str, alt: str) -> None:
                     legends[drawing] = legend_overlaps(figure)
                 plt.close(figure)
     if report:
-        Path(report).write_text(json.dumps(legends), encoding="utf-8")
+        script = Path(sys.argv[0]).stem  # the report is named after the script that drew
+        Path(report, f"{script}.json").write_text(json.dumps(legends), encoding="utf-8")

@@ -2,10 +2,11 @@
 
 A check, not part of the look: ``tests/test_scripts.py`` reads it for every
 figure, desktop and phone drawing. The suite's second run of every figure
-script (``tests/conftest.py``) sets ``PE_LEGEND_REPORT`` to a file, and
-`_figstyle.save_variants` then writes there what `legend_overlaps` finds in
-the light drawings it has just saved, so that each figure is drawn once for
-both checks: the same bytes, and legends clear of the data.
+script (``tests/conftest.py``) sets ``PE_LEGEND_REPORT`` to a folder, and
+`_figstyle.save_variants` then writes there, as ``<script name>.json``, what
+`legend_overlaps` finds in the light drawings it has just saved, so that each
+figure is drawn once for both checks: the same bytes, and legends clear of the
+data.
 """
 
 from __future__ import annotations

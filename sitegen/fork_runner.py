@@ -1,7 +1,8 @@
 """Run scripts in processes forked from one that has imported what they all import.
 
 Every figure script starts by importing numpy, matplotlib's pyplot, `pe` and the
-shared style, about a second of each script's two to five. `Runner` starts one
+shared style, about a second of each script's two to five (three import torch
+too, another second). `Runner` starts one
 process that imports them once and waits; each script then runs in a child
 forked from it, a new process as ``python scripts/fig_<name>.py OUT`` would
 be, with the imports already done: ``sys.argv``, ``sys.path[0]`` (the script's
@@ -17,8 +18,9 @@ environment's own), in its own folder, without importing torch again.
 
 Only on Linux, where forking a process that has imported these libraries is
 safe (before any of them has started a thread); elsewhere each script runs as
-its own process. The test suite runs every figure script again that way
-(``tests/conftest.py``) and checks that both draw the same bytes.
+its own process. The test suite runs every figure script again, forked from
+a waiting process of its own (``tests/conftest.py``), and checks that both
+runs draw the same bytes.
 
 ``python -m sitegen.fork_runner [--path FOLDER] MODULE...`` is the waiting process:
 it imports each module (with FOLDER on ``sys.path`` while it does). It reads one
@@ -45,8 +47,9 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
-#: What every figure script imports first (the shared style is ``scripts/_figstyle.py``).
-PRELOAD = ("numpy", "matplotlib", "matplotlib.pyplot", "pe", "_figstyle")
+#: What every figure script imports first (the shared style is ``scripts/_figstyle.py``),
+#: and torch, which three of them import: skipped where it is not installed (the docs extra).
+PRELOAD = ("numpy", "matplotlib", "matplotlib.pyplot", "pe", "_figstyle", "torch")
 READY = "ready"
 IDLE_S = 60.0  # the waiting process ends after this long with nothing to do
 

@@ -195,20 +195,33 @@ class Reruns:
 
 
 def _rerun_figures(root: Path) -> Reruns | str:
-    """Every figure script run again, each in a new process, with its legends checked.
+    """Every figure script run again, forked from a waiting process of its own, legends checked.
 
-    ``PE_LEGEND_REPORT`` makes the shared style write what the legends of the
-    light drawings cover (``scripts/_legends.py``), outside the figure's folder.
+    A second `sitegen.fork_runner.Runner`, started for this run, as the build
+    starts one (each script's child starts from a process that has only
+    imported what the scripts import); where forking is not supported, each
+    script runs as a process of its own. ``PE_LEGEND_REPORT`` makes the
+    shared style write what the legends of the light drawings cover
+    (``scripts/_legends.py``), outside the figure's folder.
     """
-    from sitegen import figures
+    from sitegen import figures, fork_runner
 
-    (root / "legends").mkdir()
+    legends = root / "legends"
+    legends.mkdir()
+    env = dict(figures.script_environment(), PE_LEGEND_REPORT=str(legends))
+    runner = (
+        fork_runner.Runner.for_figures(ROOT, figures.SCRIPTS, env)
+        if fork_runner.supported()
+        else None
+    )
 
     def rerun(script: Path) -> tuple[Path, int, str]:
         out = root / script.stem
         out.mkdir()
-        env = dict(figures.script_environment())
-        env["PE_LEGEND_REPORT"] = str(root / "legends" / f"{script.stem}.json")
+        if runner is not None:
+            log = root / f".{script.stem}"
+            status = runner.run(script, [str(out)], log)
+            return out, status, Path(f"{log}.err").read_text(encoding="utf-8", errors="replace")
         result = subprocess.run(
             [sys.executable, str(script), str(out)],
             cwd=ROOT,
@@ -219,8 +232,12 @@ def _rerun_figures(root: Path) -> Reruns | str:
         )
         return out, result.returncode, result.stderr
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = list(pool.map(rerun, figures.figure_scripts()))
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            runs = list(pool.map(rerun, figures.figure_scripts()))
+    finally:
+        if runner is not None:
+            runner.close()
     failed = [f"{out.name}: {stderr[-2000:]}" for out, code, stderr in runs if code != 0]
     if failed:
         return "a figure script failed on its second run:\n" + "\n".join(failed)
@@ -228,7 +245,7 @@ def _rerun_figures(root: Path) -> Reruns | str:
         {path.name: path for out, _, _ in runs for path in out.iterdir()},
         {
             report.stem: json.loads(report.read_text(encoding="utf-8"))
-            for report in (root / "legends").glob("*.json")
+            for report in legends.iterdir()
         },
     )
 

@@ -75,7 +75,8 @@ def test_every_page_is_local_clean_rendered_and_light(
 
 def test_the_rendering_check_sees_each_problem(server: str, browser: Browser) -> None:
     """`_RENDERED` is not blind: TeX left raw, a formula with no MathML, a broken or
-    unnamed image and a formula in a scroll box of its own, made on a real page."""
+    unnamed image and a formula in a scroll box of its own, made on a real page; and
+    `_TABLES` sees a table that scrolls sideways."""
     with watched_page(browser, server) as watched:
         page = watched[0]
         open_page(page, server + "formula/")
@@ -94,10 +95,12 @@ def test_the_rendering_check_sees_each_problem(server: str, browser: Browser) ->
               article.append(raw, image, unnamed);
               document.querySelector('.arithmatex .katex-mathml').remove();
               document.querySelector('span.arithmatex').style.overflowX = 'auto';
+              document.querySelector('article table th').style.minWidth = '3000px';
             }"""
         )
         page.wait_for_function(screens._FIGURES_LOADED)
         found = "\n".join(page.evaluate(screens._RENDERED))
+        tables = page.evaluate(screens._TABLES)
     for problem in (
         "math left as TeX",
         "without its hidden drawing and MathML",
@@ -106,6 +109,9 @@ def test_the_rendering_check_sees_each_problem(server: str, browser: Browser) ->
         "inline formulas are scroll boxes",
     ):
         assert problem in found, (problem, found)
+    # `_TABLES`, read by the test of the wide tables: the widened table scrolls, no other.
+    assert tables[0][1] > 2000, tables
+    assert all(over <= 1 for _, over in tables[1:]), tables
 
 
 def test_light_and_dark_figures_follow_the_palette(
@@ -335,25 +341,15 @@ FIT_AT_1280 = {
 }
 
 
-def test_wide_tables_fit_the_column_at_1280(server: str, browser: Browser) -> None:
+def test_wide_tables_fit_the_column_at_1280(screen_check: ScreensRun) -> None:
     """The conventions overview, the distance matrix, the published RoPE configurations and
-    the tables of seven columns fit the content column at 1280 px: none scrolls in its box."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    try:
-        for path, heads in FIT_AT_1280.items():
-            open_page(page, server + path.lstrip("/"))
-            tables = page.evaluate(
-                """() => [...document.querySelectorAll('article table')].map(t => {
-                  const box = t.closest('.md-typeset__scrollwrap') || t;
-                  const names = [...t.querySelectorAll('thead th')].slice(0, 2)
-                    .map(h => h.textContent.trim());
-                  return [names, box.scrollWidth - box.clientWidth];
-                })"""
-            )
-            for head in heads:
-                over = [o for names, o in tables if tuple(names) == head]
-                assert over, f"{path}: no table headed {head}"
-                assert max(over) <= 1, f"{path}: the table headed {head} scrolls by {max(over)} px"
-    finally:
-        context.close()
+    the tables of seven columns fit the content column at 1280 px: none scrolls in its box.
+
+    Read from the every-page check, which records each table at 1280 px (`_TABLES`).
+    """
+    for path, heads in FIT_AT_1280.items():
+        tables = screen_check.result.pages[path].tables[1280]
+        for head in heads:
+            over = [o for names, o in tables if names == head]
+            assert over, f"{path}: no table headed {head}"
+            assert max(over) <= 1, f"{path}: the table headed {head} scrolls by {max(over)} px"

@@ -21,7 +21,8 @@ On its first view (the widest window, first scheme) each page is also read as
 it was drawn (`_RENDERED`): no formula left as TeX, KaTeX's HTML drawn in its
 own fonts with its MathML beside it, every visible figure loaded and named;
 and at `FIGURE_WIDTHS` the figures it shows are recorded (which drawing, how
-wide) so that their text can be measured. Requests to another host are
+wide) so that their text can be measured, and so is how far each table
+scrolls sideways in its box. Requests to another host are
 blocked and recorded, and so are console errors, for every view.
 
 axe's colour-contrast rule runs on two samples of each look of text (colour,
@@ -329,6 +330,14 @@ _FIGURES = """() => [...document.querySelectorAll('article figure img')]
   .filter(i => i.offsetParent !== null)
   .map(i => [i.currentSrc, i.getBoundingClientRect().width])"""
 
+# Each table of the article: the text of its first two column heads, and how far
+# it scrolls sideways in its box (the theme's scroll wrapper, or the table).
+_TABLES = """() => [...document.querySelectorAll('article table')].map(t => {
+  const box = t.closest('.md-typeset__scrollwrap') || t;
+  const names = [...t.querySelectorAll('thead th')].slice(0, 2).map(h => h.textContent.trim());
+  return [names, box.scrollWidth - box.clientWidth];
+})"""
+
 # How the page was drawn, once math and figures have loaded: each problem as a
 # line. No formula is left as TeX; KaTeX's HTML is drawn with a real size and
 # hidden from screen readers, with its MathML beside it; KaTeX_Main loaded and
@@ -405,6 +414,9 @@ class PageFacts:
     fetched: list[str] = field(default_factory=list)
     #: At each of `FIGURE_WIDTHS`: ``(drawing's URL, width in CSS px)`` of each figure shown.
     figures: dict[int, list[tuple[str, float]]] = field(default_factory=dict)
+    #: At each of `FIGURE_WIDTHS`: ``(first two column heads, px scrolled sideways)`` of each
+    #: table of the article.
+    tables: dict[int, list[tuple[tuple[str, ...], int]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -533,7 +545,7 @@ def check(
     `every_rule_in` names the schemes where axe runs every rule (all, by default);
     in the others it runs only `COLOUR_RULES`, the rules a scheme can change.
     On the first view of each page `_RENDERED` reads how it was drawn; at each
-    of `figure_widths` (first scheme) its figures are recorded (`PageFacts`).
+    of `figure_widths` (first scheme) its figures and tables are recorded (`PageFacts`).
     """
     axe = axe_script()
     result = Result()
@@ -599,6 +611,9 @@ def check(
                     if turn == 0 and width in figure_widths:
                         _load_figures(page)
                         facts.figures[width] = [tuple(f) for f in page.evaluate(_FIGURES)]
+                        facts.tables[width] = [
+                            (tuple(names), over) for names, over in page.evaluate(_TABLES)
+                        ]
                     overflow, wide = page.evaluate(_OVERFLOW)
                     if overflow > 0:
                         result.sideways.append(

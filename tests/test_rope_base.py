@@ -138,6 +138,21 @@ def test_min_base_is_the_first_grid_point_that_passes(context: int, d: int) -> N
     assert not any(passes(10 ** (j / n), context, d) for j in range(1, k))
 
 
+@pytest.mark.parametrize(
+    ("start", "stop", "base"),
+    [(0, 1, 10.0), (0, 255, 1e4), (3, 260, 1e4), (1000, 1700, 5e5), (130000, 131072, 8e6)],
+)
+def test_min_base_sums_runs_of_positions_as_the_direct_sum(
+    start: int, stop: int, base: float
+) -> None:
+    """The full check's sums (a product of runs' and offsets' angles) equal the direct sum."""
+    from pe._rope_base import _cos_sums
+
+    theta = np.power(base, -np.arange(0, 128, 2) / 128)
+    direct = np.cos(np.multiply.outer(np.arange(start, stop, dtype=np.float64), theta)).sum(-1)
+    np.testing.assert_allclose(_cos_sums(start, stop, theta), direct, rtol=0, atol=1e-10)
+
+
 def test_min_base_for_1k_matches_men_et_al() -> None:
     found = pe.rope_min_base(1024, 128)
     assert found == pytest.approx(4.3e3, rel=0.01)  # Men et al. 2024, d = 128, 1k
@@ -284,7 +299,9 @@ def test_base_table_against_hand_formulas_and_the_pages_claims() -> None:
 def test_min_base_table_rows_pass_and_the_grid_point_below_fails() -> None:
     rows = cells(page.min_base_table())
     assert [value(row[0]) for row in rows] == list(page.MEN_REPORTED)
-    for row in rows[:4]:  # up to 8,192 positions: the brute force stays quick
+    # Up to 8,192 positions, and the longest context (131,072: a few tenths of a second of
+    # brute force), where the full checks sum over runs of positions (`_cos_sums`).
+    for row in [*rows[:4], rows[-1]]:
         context = int(value(row[0]))
         base = pe.rope_min_base(context, page.MEN_DIM)
         assert value(row[1]) == pytest.approx(base, rel=0.006)

@@ -137,6 +137,50 @@ def test_light_and_dark_figures_follow_the_palette(
     assert all("#only-dark" in src for src in shown)
 
 
+def test_the_colour_toggle_follows_the_system_then_the_reader(
+    browser: Browser, server: str
+) -> None:
+    """The toggle of overrides/partials/palette.html, as a reader meets it.
+
+    With nothing stored, the page is in the system's scheme from its first
+    paint (dark: slate, the page's own colour scheme dark too); transitions are
+    off while the theme's script starts, and on again once it has run, with the
+    browser's bar in the header's colour. A click (or Enter on the focused
+    option) switches the scheme at once and is kept for the next page; the
+    theme's own palette component is not mounted.
+    """
+    context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.add_init_script(
+        "document.addEventListener('DOMContentLoaded', () => { window.peAtParse ="
+        " [document.body.dataset.mdColorScheme, document.body.hasAttribute("
+        "'data-md-color-switching')]; }, { once: true });"
+    )
+    try:
+        open_page(page, server + "formula/")
+        assert page.evaluate("window.peAtParse") == ["slate", True]
+        page.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
+        state = page.evaluate(
+            """() => [document.body.dataset.mdColorScheme,
+                      getComputedStyle(document.documentElement).colorScheme,
+                      document.querySelector('meta[name=theme-color]').content
+                        === getComputedStyle(document.querySelector('.md-header')).backgroundColor,
+                      [...document.querySelectorAll('[data-pe-palette] label')].map(l => l.hidden),
+                      document.querySelectorAll('[data-md-component=palette]').length]"""
+        )
+        assert state == ["slate", "dark", True, [True, False], 0], state
+        page.locator("label[for='__palette_0']").click()  # the visible label: to light
+        assert page.evaluate("document.body.dataset.mdColorScheme") == "default"
+        assert page.evaluate("getComputedStyle(document.documentElement).colorScheme") != "dark"
+        open_page(page, server + "rotation/")  # the choice is kept across pages
+        assert page.evaluate("window.peAtParse") == ["default", True]
+        page.locator("#__palette_0").focus()  # the checked option; Enter moves to the next
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+    finally:
+        context.close()
+
+
 def test_instant_navigation_typesets_the_new_page(
     server: str, page_watch: tuple[Page, list[str], list[str]]
 ) -> None:

@@ -209,19 +209,25 @@ def _rerun_figures(root: Path) -> Reruns | str:
     legends = root / "legends"
     legends.mkdir()
     env = dict(figures.script_environment(), PE_LEGEND_REPORT=str(legends))
-    runner = (
-        fork_runner.Runner.for_figures(ROOT, figures.SCRIPTS, env)
-        if fork_runner.supported()
-        else None
-    )
+    runner = None
+    if fork_runner.supported():
+        try:
+            runner = fork_runner.Runner.for_figures(ROOT, figures.SCRIPTS, env)
+        except OSError:
+            runner = None  # each script runs as a process of its own, as the build then does
 
     def rerun(script: Path) -> tuple[Path, int, str]:
         out = root / script.stem
         out.mkdir()
         if runner is not None:
             log = root / f".{script.stem}"
-            status = runner.run(script, [str(out)], log)
-            return out, status, Path(f"{log}.err").read_text(encoding="utf-8", errors="replace")
+            try:
+                status = runner.run(script, [str(out)], log)
+            except OSError:
+                pass  # the waiting process is gone: this script runs on its own
+            else:
+                err = Path(f"{log}.err").read_text(encoding="utf-8", errors="replace")
+                return out, status, err
         result = subprocess.run(
             [sys.executable, str(script), str(out)],
             cwd=ROOT,

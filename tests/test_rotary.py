@@ -803,3 +803,54 @@ def test_large_concatenated_inputs_turned_in_chunks_match_the_formula(
     q, k = rope(x, x[:1], offset=5)  # the module's forward takes the same path
     np.testing.assert_allclose(q.double().numpy(), expected, atol=tolerance * 8)
     np.testing.assert_allclose(k.double().numpy(), expected[:1], atol=tolerance * 8)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("fraction", [1.0, 0.5])
+def test_the_accelerator_path_for_half_precision_rounds_as_the_cpu_path(
+    dtype: torch.dtype, fraction: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU, half-precision concatenated pairs skip the float32 copies; same bits."""
+    import pe.nn._rotary as rotary_module
+
+    torch.manual_seed(7)
+    rope = RotaryEmbedding(64, layout="concatenated", partial_rotary_factor=fraction)
+    q = torch.randn(2, 4, 37, 64).to(dtype)
+    k = torch.randn(2, 2, 37, 64).to(dtype)
+    step_q, step_k = torch.randn(1, 4, 1, 64).to(dtype), torch.randn(1, 2, 1, 64).to(dtype)
+    expected = [*rope(q, k, offset=900), *rope(step_q, step_k, offset=5000)]
+    # The float32 formula, rounded once: what both paths must give.
+    reference = [
+        rope.rotate(x.float(), offset=o).to(dtype)
+        for x, o in ((q, 900), (k, 900), (step_q, 5000), (step_k, 5000))
+    ]
+    monkeypatch.setattr(rotary_module, "_mixes_dtypes", lambda device: True)
+    got = [*rope(q, k, offset=900), *rope(step_q, step_k, offset=5000)]
+    for a, b, c in zip(got, expected, reference, strict=True):
+        assert a.dtype == dtype
+        assert torch.equal(a, b)
+        assert torch.equal(a, c)
+
+
+def test_a_large_input_compiled_on_the_cpu_computes_cos_and_sin_once_in_one_node() -> None:
+    """Inlined, compiled cos/sin in float64 run again for every head (1.7x slower prefill)."""
+    torch._dynamo.reset()
+    rope = RotaryEmbedding.from_config(LLAMA31 | {"head_dim": 64})
+    graphs: list[torch.fx.GraphModule] = []
+
+    def keep(graph: torch.fx.GraphModule, inputs: object) -> Any:
+        graphs.append(graph)
+        return graph.forward
+
+    compiled = torch.compile(rope, fullgraph=True, backend=keep)
+    large = torch.randn(1, 8, 160, 64), torch.randn(1, 2, 160, 64)  # q over _FUSED values
+    step = torch.randn(1, 8, 1, 64), torch.randn(1, 2, 1, 64)  # a decoding step
+    for (q, k), offset in ((large, 7), (step, 3000)):
+        for ours, reference in zip(
+            compiled(q, k, offset=offset), rope(q, k, offset=offset), strict=True
+        ):
+            torch.testing.assert_close(ours, reference, atol=1e-6, rtol=1e-6)
+    opaque = torch.ops.pe.rope_cos_sin.default
+    counts = [sum(node.target is opaque for node in g.graph.nodes) for g in graphs]
+    # q's rows as one node (k, under the threshold, keeps plain operations); none for a step.
+    assert counts == [1, 0]

@@ -46,6 +46,8 @@ _TABLE_LIMIT = 1 << 16  # integer coordinates below this are read from the table
 class _GridRotary(RotaryEmbedding):
     """Shared machinery: a `RotaryEmbedding` whose pairs follow different coordinates."""
 
+    _CONSTANTS = ("_frequencies64", "_axis_of_pair")
+
     def _setup(self, rope: GridRope, head_dim: int, base: float, layout: str) -> None:
         torch.nn.Module.__init__(self)
         frequencies = rope.frequencies.copy()
@@ -62,6 +64,8 @@ class _GridRotary(RotaryEmbedding):
         self._axis_of_pair = torch.from_numpy(
             np.repeat(np.arange(len(rope.sections)), rope.sections)
         )
+        self._copies: dict[tuple[str, torch.device], Tensor] = {}
+        self._copy_constants(torch.get_default_device())
         self._tables: dict[tuple[str, torch.dtype], Tensor] = {}
         self._recent: dict[tuple[torch.device, torch.dtype, int, int], tuple[Tensor, ...]] = {}
         self._signatures: dict[tuple[Any, ...], tuple[Any, ...]] = {}
@@ -70,9 +74,9 @@ class _GridRotary(RotaryEmbedding):
 
     def _direct(self, positions: Tensor, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
         """Return cos and sin of every pair from its own coordinate, in float64, rounded once."""
-        axis = self._axis_of_pair.to(positions.device)
+        axis = self._constant("_axis_of_pair", positions.device)
         coordinates = positions.to(torch.float64).index_select(-1, axis)
-        angles = coordinates * self._frequencies64.to(positions.device)
+        angles = coordinates * self._constant("_frequencies64", positions.device)
         return torch.cos(angles).to(dtype), torch.sin(angles).to(dtype)
 
     def grid_cos_sin(

@@ -130,6 +130,51 @@ _SIGNATURES = 16  # checked input signatures (shapes, dtypes, devices) kept: a m
 _CHUNK_BYTES = 4 << 20
 
 
+def _cos_sin_of(
+    positions: Tensor, frequencies: Tensor, factor: float, dtype: torch.dtype
+) -> tuple[Tensor, Tensor]:
+    """Cos and sin of float64 angles ``positions * frequencies``, times `factor`, in `dtype`."""
+    angles = positions.to(torch.float64).unsqueeze(-1) * frequencies  # (..., rotary_dim / 2)
+    return (torch.cos(angles) * factor).to(dtype), (torch.sin(angles) * factor).to(dtype)
+
+
+@torch.library.custom_op("pe::rope_cos_sin", mutates_args=())
+def _rope_cos_sin(
+    positions: Tensor, frequencies: Tensor, factor: float, dtype: torch.dtype
+) -> tuple[Tensor, Tensor]:
+    """`_cos_sin_of` as one opaque graph node, for ``torch.compile`` and ``torch.export``.
+
+    Traced as plain operations, Inductor fuses the float64 cos and sin into the
+    kernel that turns q (and again into k's): every head computes them again.
+    On the CPU that made a compiled prefill 1.7x slower (37.5 ms against 21.8 ms
+    for benchmarks/rope.py's q and k); as a custom op they run once, as outside
+    a graph. The op costs about 20 us a call, more than it saves on a decoding
+    step, so small inputs keep plain operations. On a GPU (an H200,
+    benchmarks/rope_cuda.py) the compiled prefill took 2.9x the time of
+    transformers' compiled one with the op and without it: the difference
+    there lies elsewhere.
+    """
+    return _cos_sin_of(positions, frequencies, factor, dtype)
+
+
+@_rope_cos_sin.register_fake
+def _rope_cos_sin_shape(
+    positions: Tensor, frequencies: Tensor, factor: float, dtype: torch.dtype
+) -> tuple[Tensor, Tensor]:
+    shape = (*positions.shape, frequencies.shape[-1])
+    return positions.new_empty(shape, dtype=dtype), positions.new_empty(shape, dtype=dtype)
+
+
+def _mixes_dtypes(device: torch.device) -> bool:
+    """Tell whether kernels that mix half precision and float32 are fast on `device`.
+
+    On an accelerator they are: reading a half-precision input into a float32
+    product costs what a float32 input does. On the CPU they run without vector
+    instructions, slower than converting to float32 first and back at the end.
+    """
+    return device.type != "cpu"
+
+
 def _compiling() -> bool:
     """Tell whether dynamo or torch.export is tracing (no cache, no host sync then)."""
     return bool(torch.compiler.is_compiling() or torch.compiler.is_exporting())
@@ -455,6 +500,8 @@ class RotaryEmbedding(nn.Module):
         self.rotary_dim = 2 * int(frequencies.size)
         # float64 on the CPU, never a buffer: .to(dtype) must not round it.
         self._frequencies64 = torch.from_numpy(frequencies.copy())
+        self._copies: dict[tuple[str, torch.device], Tensor] = {}  # see `_constant`
+        self._copy_constants(torch.get_default_device())
         # Packed cos and sin (see _rows), per device and dtype, and the rows of recent calls.
         self._tables: dict[tuple[str, torch.dtype], Tensor] = {}
         self._recent: dict[tuple[torch.device, torch.dtype, int, int], tuple[Tensor, ...]] = {}
@@ -578,18 +625,50 @@ class RotaryEmbedding(nn.Module):
         )
 
     # --8<-- [start:table]
-    def _cos_sin(self, positions: Tensor, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+    def _cos_sin(
+        self, positions: Tensor, dtype: torch.dtype, *, opaque: bool = False
+    ) -> tuple[Tensor, Tensor]:
         """Compute cos and sin (times the attention factor) of integer `positions`.
 
         Angles are float64 products of an integer and a float64 frequency;
         cos and sin are float64, rounded once to `dtype`: exactly rounded but
-        for a float64 error far below float32's.
+        for a float64 error far below float32's. `opaque`: as one custom op
+        (`_rope_cos_sin`), for a compiled graph that turns a large input.
         """
-        frequencies = self._frequencies64.to(positions.device)
-        angles = positions.to(torch.float64).unsqueeze(-1) * frequencies  # (..., rotary_dim / 2)
-        cos = (torch.cos(angles) * self.attention_factor).to(dtype)
-        sin = (torch.sin(angles) * self.attention_factor).to(dtype)
-        return cos, sin
+        frequencies = self._constant("_frequencies64", positions.device)
+        if opaque:
+            cos, sin = _rope_cos_sin(positions, frequencies, self.attention_factor, dtype)
+            return cos, sin
+        return _cos_sin_of(positions, frequencies, self.attention_factor, dtype)
+
+    # Constants that stay on the CPU (float64 frequencies, which .to(dtype) must not round)
+    # and are read on the device of the input, copied there once: a copy from the host in
+    # every call would wait for the device each time, inside a compiled graph as well.
+    _CONSTANTS: tuple[str, ...] = ("_frequencies64",)
+
+    def _constant(self, name: str, device: torch.device) -> Tensor:
+        """Return the CPU constant `name` on `device`, from the copies `_copy_constants` made."""
+        value: Tensor = getattr(self, name)
+        if device.type == "cpu":
+            return value
+        copy = self._copies.get((name, device))
+        if copy is None:
+            copy = value.to(device)
+            if not _compiling():
+                self._copies[(name, device)] = copy
+        return copy
+
+    def _copy_constants(self, device: torch.device) -> None:
+        """Copy the constants to `device` (an accelerator) ahead of any call, traced or not."""
+        if device.type not in ("cpu", "meta"):
+            for name in self._CONSTANTS:
+                self._copies[(name, device)] = getattr(self, name).to(device)
+
+    def _apply(self, fn: Any, recurse: bool = True) -> RotaryEmbedding:
+        """Move as `nn.Module` does (``.to``, ``.cuda``), and copy the constants there."""
+        super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
+        self._copy_constants(fn(torch.empty(0)).device)
+        return self
 
     def _rows(self, positions: Tensor, dtype: torch.dtype) -> Tensor:
         """Compute cos and sin of `positions`, packed as the rotation reads them (`_turn`).
@@ -842,7 +921,10 @@ class RotaryEmbedding(nn.Module):
                 positions = torch.arange(start, start + shape[-2], device=x.device)
             else:
                 positions = self._shape_positions(positions, x, name).to(x.device).long()
-            cos, sin = self._cos_sin(positions, compute)
+            # Cos and sin of a large input as one opaque node (see _rope_cos_sin); for a
+            # decoding step the custom op's own cost would be larger than the saving.
+            opaque = x.numel() > _FUSED
+            cos, sin = self._cos_sin(positions, compute, opaque=opaque)
             return self._turn_traceable(x, cos, sin, compute)
         if positions is None:
             factors = self._range_rows(start, shape[-2], x.device, compute)
@@ -905,8 +987,27 @@ class RotaryEmbedding(nn.Module):
         Concatenated pairs are half a head apart: ``x * [cos, cos, 1]``, then
         each half adds the other half times ``-sin`` or ``sin``, in place.
         """
-        values = x if x.dtype == compute else x.to(compute)
         rotary, half = self.rotary_dim, self.rotary_dim // 2
+        if self.layout == "concatenated" and x.dtype != compute and _mixes_dtypes(x.device):
+            # Half precision on an accelerator: the products read x as it is and work in
+            # float32, and the last two write the result's dtype (one rounding): three
+            # kernels instead of five (no float32 copy of x in, none of the result out).
+            cos, minus_sin, sin = factors
+            products = x * cos  # float32: (first cos, second cos, the rest unchanged)
+            out = torch.empty_like(x)
+            first, second = x.narrow(-1, 0, half), x.narrow(-1, half, half)
+            torch.addcmul(
+                products.narrow(-1, 0, half), second, minus_sin, out=out.narrow(-1, 0, half)
+            )
+            torch.addcmul(
+                products.narrow(-1, half, half), first, sin, out=out.narrow(-1, half, half)
+            )
+            if rotary < self.head_dim:
+                out.narrow(-1, rotary, self.head_dim - rotary).copy_(
+                    x.narrow(-1, rotary, self.head_dim - rotary)
+                )
+            return out
+        values = x if x.dtype == compute else x.to(compute)
         if self.layout == "concatenated":
             cos, minus_sin, sin = factors
             if (

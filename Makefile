@@ -32,7 +32,7 @@ NO_DEPS := keras-hub timm
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: hooks setup setup-serve serve build test lint bench extrapolation rope-train archive timing weight screens lighthouse readme clean lock katex
+.PHONY: hooks setup setup-serve serve build test lint bench bench-cuda extrapolation rope-train archive timing weight screens lighthouse readme clean lock katex
 
 setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
@@ -122,6 +122,12 @@ bench: $(STAMP) extrapolation
 	$(BIN)/python -m benchmarks.modes
 	$(BIN)/python -m benchmarks.rope
 	$(BIN)/python -m tools.readme
+
+# RoPE on a CUDA device against transformers and a copy (benchmarks/results/rope_cuda.json).
+# Needs a torch that sees a GPU: the environment here has the CPU build, so on a GPU
+# machine install a CUDA build of torch into .venv first. Not part of make bench.
+bench-cuda: $(STAMP)
+	$(BIN)/python -m benchmarks.rope_cuda
 
 # The position-method comparison: trains one tiny model per method (a few minutes on one core).
 extrapolation: $(STAMP)

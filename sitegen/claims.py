@@ -390,13 +390,16 @@ def precision_opening() -> str:
 
 def rope_speed_device() -> str:
     """Say on what device the committed RoPE timings were taken."""
-    from sitegen.results import result
+    from sitegen.results import recorded, result
 
     data = result("rope")
     machine = data["machine"]
-    gpu = data.get("cuda") or data["speed"].get("cuda")
-    if gpu:
-        return f"Timed on a CPU ({machine['cpu']}) and on a GPU; the GPU rows are marked."
+    if recorded("rope_cuda") is not None:
+        return (
+            f"These timings are from a CPU ({machine['cpu']}, {machine['threads_used']} "
+            "threads). Long-context serving runs mostly on GPUs: one run on a GPU follows, "
+            "under [On a GPU](#on-a-gpu)."
+        )
     return (
         f"These timings are from a CPU ({machine['cpu']}, {machine['threads_used']} threads); "
         "no GPU was measured. Long-context serving runs mostly on GPUs, so read them as a "

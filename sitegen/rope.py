@@ -18,7 +18,7 @@ import numpy as np
 import pe
 from pe._published import PUBLISHED, Published, by_model
 from sitegen.markdown import number, table
-from sitegen.results import result
+from sitegen.results import provenance, result
 
 
 def frequencies_of(entry: Published, seq_len: int | None = None) -> pe.RopeFrequencies:
@@ -271,3 +271,73 @@ def bench_facts() -> dict[str, Any]:
         "targets": speed["targets"],
         "met": speed["met"],
     }
+
+
+def _cuda_rows(case: dict[str, Any]) -> list[list[object]]:
+    prefill, decode = case["prefill"]["median_us"], case["decode"]["median_us"]
+    copy, apply = prefill["copy of q and k"], decode["transformers apply only (cos, sin given)"]
+    return [
+        [
+            name,
+            number(prefill[name], 1),
+            f"{prefill[name] / copy:.2f}×",
+            number(decode[name], 1),
+            f"{decode[name] / apply:.2f}×",
+        ]
+        for name in sorted(prefill, key=prefill.__getitem__)
+    ]
+
+
+def cuda_speed() -> str:
+    """Describe the committed GPU run (benchmarks/rope_cuda.py), then tabulate each dtype."""
+    data = result("rope_cuda")
+    first = data["cases"][0]
+    intro = (
+        f"Measured once on an {data['device']['name']} on {data['date']} with torch "
+        f"{data['versions']['torch']} (CUDA {data['cuda']}) and transformers "
+        f"{data['transformers']}, by {provenance('rope_cuda')}: the same Llama 3.1 head, "
+        f"prefill query {tuple(first['prefill']['q_shape'])} and key "
+        f"{tuple(first['prefill']['k_shape'])}, one decoding step at position "
+        f"{first['decode']['offset']:,}. Each sample is the mean of "
+        f"{first['prefill']['calls_per_sample']} prefill or {first['decode']['calls_per_sample']} "
+        "decoding calls timed with CUDA events; the table gives the median of alternating rounds. "
+        "The machine was lent for one session: this record is not rerun by `make bench`."
+    )
+    parts = [intro]
+    headers = ["implementation", "prefill µs", "× a copy", "decoding µs", "× transformers' apply"]
+    for case in data["cases"]:
+        parts.append(f"**{case['dtype']}**")
+        parts.append(table(headers, _cuda_rows(case), align="lrrrr"))
+    return "\n\n".join(parts)
+
+
+def cuda_summary() -> str:
+    """Say what the committed GPU run shows, in numbers read from it."""
+    data = result("rope_cuda")
+    sentences = []
+    for case in data["cases"]:
+        prefill, decode = case["prefill"]["median_us"], case["decode"]["median_us"]
+        ours = "pe (concatenated, Llama)"
+        compiled = prefill["pe compiled (concatenated)"] / prefill["transformers compiled"]
+        sentences.append(
+            f"In {case['dtype']}, `pe`'s eager Llama-layout prefill takes "
+            f"{prefill[ours] / prefill['transformers eager (module and apply)']:.2f}× the time of "
+            f"transformers' eager module and apply, and its decoding step "
+            f"{decode[ours] / decode['transformers eager (module and apply)']:.2f}×; compiled, "
+            f"`pe`'s prefill takes {compiled:.1f}× "
+            "the time of transformers' compiled code."
+        )
+    return " ".join(sentences)
+
+
+def compiled_summary() -> str:
+    """Compare the CPU run's compiled Llama-layout prefill with a copy and with transformers."""
+    median = _results()["speed"]["median_ms"]
+    copy = median["copy of q and k"]
+    return (
+        f"In the run above, compiled, the Llama-layout prefill takes "
+        f"{median['pe compiled'] / copy:.2f}× a copy's time (eager: "
+        f"{median['pe eager (concatenated, Llama)'] / copy:.2f}×), and "
+        f"{median['pe compiled'] / median['transformers compiled']:.2f}× the time of "
+        "transformers' compiled module and apply."
+    )

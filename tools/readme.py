@@ -88,7 +88,8 @@ def _rope_rows(rope: dict[str, Any]) -> list[str]:
         f"| RoPE prefill, CPU, q {tuple(speed['q_shape'])} and k {tuple(speed['k_shape'])} "
         f"| `pe` {ms[llama]:.0f} ms (Llama layout) and {ms[interleaved]:.0f} ms (interleaved): "
         f"{ms[llama] / ms[copy]:.2f}× and {ms[interleaved] / ms[copy]:.2f}× a bare copy of q "
-        f"and k (target {speed['targets']['prefill_vs_copy']}×); fastest other: "
+        f"and k (target {speed['targets']['prefill_vs_copy']}×); the Llama layout compiled: "
+        f"{ms['pe compiled']:.0f} ms, {ms['pe compiled'] / ms[copy]:.2f}×; fastest other: "
         f"{fastest_peer} {ms[fastest_peer]:.0f} ms | `make bench` |",
         f"| RoPE decoding step, CPU, one token at {speed['decode']['offset']:,} "
         f"| `pe` {steps[llama]:.0f} µs, transformers' apply alone (cos, sin given) "

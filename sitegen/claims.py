@@ -397,8 +397,8 @@ def rope_speed_device() -> str:
     if recorded("rope_cuda") is not None:
         return (
             f"These timings are from a CPU ({machine['cpu']}, {machine['threads_used']} "
-            "threads). Long-context serving runs mostly on GPUs: one run on a GPU follows, "
-            "under [On a GPU](#on-a-gpu)."
+            "threads). Long-context serving runs mostly on GPUs: one run on a GPU is in the "
+            'section "On a GPU" below.'
         )
     return (
         f"These timings are from a CPU ({machine['cpu']}, {machine['threads_used']} threads); "

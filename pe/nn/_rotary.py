@@ -149,10 +149,11 @@ def _rope_cos_sin(
     On the CPU that made a compiled prefill 1.7x slower (37.5 ms against 21.8 ms
     for benchmarks/rope.py's q and k); as a custom op they run once, as outside
     a graph. The op costs about 20 us a call, more than it saves on a decoding
-    step, so small inputs keep plain operations. On a GPU (an H200,
-    benchmarks/rope_cuda.py) the compiled prefill took 2.9x the time of
-    transformers' compiled one with the op and without it: the difference
-    there lies elsewhere.
+    step, so small inputs keep plain operations. On a GPU (an H200) the op's
+    host time outweighed it: in a profile of the compiled prefill, the GPU's
+    kernels took 88 us a call (transformers' compiled code: 71 us) while each
+    call took about 300 us, mostly the op's dispatch and its small kernels, so
+    there the plain operations are kept too.
     """
     return _cos_sin_of(positions, frequencies, factor, dtype)
 
@@ -921,9 +922,9 @@ class RotaryEmbedding(nn.Module):
                 positions = torch.arange(start, start + shape[-2], device=x.device)
             else:
                 positions = self._shape_positions(positions, x, name).to(x.device).long()
-            # Cos and sin of a large input as one opaque node (see _rope_cos_sin); for a
-            # decoding step the custom op's own cost would be larger than the saving.
-            opaque = x.numel() > _FUSED
+            # On the CPU, cos and sin of a large input as one opaque node (see _rope_cos_sin);
+            # for a decoding step, and on a GPU, the op's own cost is larger than the saving.
+            opaque = x.device.type == "cpu" and x.numel() > _FUSED
             cos, sin = self._cos_sin(positions, compute, opaque=opaque)
             return self._turn_traceable(x, cos, sin, compute)
         if positions is None:

@@ -33,22 +33,14 @@ from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
 from benchmarks._common import RESULTS, environment
+from benchmarks.rope import APPLY, BASE, COPY, HEAD_DIM, LLAMA3
 from pe.nn import RotaryEmbedding
 
-HEAD_DIM, BASE, CONTEXT = 128, 500000.0, 131072
-LLAMA3 = {
-    "rope_type": "llama3",
-    "factor": 8.0,
-    "low_freq_factor": 1.0,
-    "high_freq_factor": 4.0,
-    "original_max_position_embeddings": 8192,
-}
+CONTEXT = 131072
 ROUNDS = 15
 PREFILL_CALLS = 20
 DECODE_CALLS = 200
 OFFSET = 4000
-COPY = "copy of q and k"
-APPLY = "transformers apply only (cos, sin given)"
 OURS = ("pe (concatenated, Llama)", "pe (interleaved)")
 
 

@@ -134,7 +134,9 @@ def mkdocs_build(
 # screen (`screen_check`, two browsers): it runs while the other tests of the built
 # site do, which use one browser at a time, and the test that reads it runs last.
 # A job runs only if a selected test needs its fixture.
-_BACKGROUND_FIXTURES = ("site", "zensical_site", "figure_reruns", "screen_check")
+_BACKGROUND_FIXTURES = ("site", "zensical_site", "figure_reruns", "lint", "screen_check")
+#: Background jobs whose tests run last: the others run while these do.
+_LAST = ("lint", "screen_check")
 _jobs: dict[str, Future[Any]] = {}
 #: Rules not run on a page by the every-page check, each with its reason: none,
 #: every rule runs everywhere.
@@ -256,6 +258,30 @@ def _rerun_figures(root: Path) -> Reruns | str:
     )
 
 
+#: What ``make lint`` runs (the Makefile's lint recipe; tests/test_lint.py checks the two agree).
+LINT_COMMANDS = (
+    ("ruff", "check", "."),
+    ("ruff", "format", "--check", "."),
+    ("mypy",),
+)
+
+
+def _lint(root: Path) -> tuple[str, ...] | str:
+    """Run ruff and mypy as ``make lint`` does; their names, or their log if one fails.
+
+    A background job, last in its thread: mypy's cold run (about 17 s of one
+    core) then overlaps the tests that keep only one core busy at the end.
+    """
+    env = dict(os.environ)
+    done = []
+    for command in LINT_COMMANDS:
+        code, log = _run([sys.executable, "-m", *command], env)
+        if code != 0:
+            return f"python -m {' '.join(command)} failed:\n{log[-6000:]}"
+        done.append(" ".join(command))
+    return tuple(done)
+
+
 def _check_screens(root: Path) -> ScreensRun | str | None:
     """Every page of the built site on every screen; None without Chromium, a log if it fails."""
     built = _jobs["site"].result()
@@ -282,12 +308,13 @@ def _needs(item: pytest.Item, fixture: str) -> bool:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the tests that need no background job first, in their usual order, then the rest.
 
-    The test that reads the every-page check (``screen_check``) comes last: the
-    others run while the check does.
+    The tests that read the lint run and the every-page check (`_LAST`) come
+    last, the every-page check's at the very end: the others run while they do.
     """
     items.sort(
         key=lambda item: (
             any(_needs(item, name) for name in _BACKGROUND_FIXTURES),
+            any(_needs(item, name) for name in _LAST),
             _needs(item, "screen_check"),
         )
     )
@@ -303,7 +330,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if "site" not in wanted and {"zensical_site", "screen_check"} & set(wanted):
         wanted.insert(0, "site")
     factory = session.config._tmp_path_factory  # type: ignore[attr-defined]
-    jobs = {"site": _build_site, "zensical_site": _build_zensical, "figure_reruns": _rerun_figures}
+    jobs = {
+        "site": _build_site,
+        "zensical_site": _build_zensical,
+        "figure_reruns": _rerun_figures,
+        "lint": _lint,
+    }
     worker = ThreadPoolExecutor(max_workers=1)
     for name in wanted:
         if name in jobs:
@@ -338,6 +370,13 @@ def zensical_site() -> Iterator[Path]:
         pytest.skip("zensical is not installed")
     yield directory
     shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def lint() -> tuple[str, ...]:
+    """The lint run (ruff and mypy over the repository), done in the background."""
+    commands: tuple[str, ...] = _background("lint")
+    return commands
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -134,9 +135,16 @@ def mkdocs_build(
 # screen (`screen_check`, two browsers): it runs while the other tests of the built
 # site do, which use one browser at a time, and the test that reads it runs last.
 # A job runs only if a selected test needs its fixture.
-_BACKGROUND_FIXTURES = ("site", "zensical_site", "figure_reruns", "lint", "screen_check")
+_BACKGROUND_FIXTURES = (
+    "site",
+    "zensical_site",
+    "figure_reruns",
+    "serve_site",
+    "lint",
+    "screen_check",
+)
 #: Background jobs whose tests run last: the others run while these do.
-_LAST = ("lint", "screen_check")
+_LAST = ("serve_site", "lint", "screen_check")
 _jobs: dict[str, Future[Any]] = {}
 #: Rules not run on a page by the every-page check, each with its reason: none,
 #: every rule runs everywhere.
@@ -258,6 +266,83 @@ def _rerun_figures(root: Path) -> Reruns | str:
     )
 
 
+#: Imported first by every interpreter of the build (PYTHONPATH), figure scripts included:
+#: the optional libraries cannot be found, as on a clone that only ran ``make serve``.
+HIDE_OPTIONAL = """
+import importlib.machinery
+import sys
+
+HIDDEN = {hidden!r}
+
+
+class HideOptional(importlib.machinery.PathFinder):
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname.partition(".")[0] in HIDDEN:
+            return None
+        return super().find_spec(fullname, path, target)
+
+    @classmethod
+    def find_distributions(cls, *args, **kwargs):
+        # Nor are they installed packages: importlib.metadata does not find them.
+        for found in super().find_distributions(*args, **kwargs):
+            name = (found.metadata["Name"] or "").lower().replace("-", "_")
+            if name not in HIDDEN:
+                yield found
+
+
+sys.meta_path = [
+    HideOptional if finder is importlib.machinery.PathFinder else finder
+    for finder in sys.meta_path
+]
+"""
+
+#: What ``make serve`` runs, as one build instead of a server (tools/serve.py's builder).
+SERVE_BUILD = """
+import sys
+from mkdocs.config import load_config
+from tools import serve
+config = load_config("mkdocs.yml", site_dir=sys.argv[1])
+serve.Builder()(config, serve_url=None, dirty=False)
+"""
+
+
+def _build_as_serve(root: Path) -> Path | str:
+    """The site built as ``make serve`` builds it on a fresh clone: no torch, no compared libraries.
+
+    Every interpreter of the build imports `HIDE_OPTIONAL` first, so the
+    optional libraries cannot be found. The figure cache starts with only the
+    figures such a clone can draw, copied from the session's build; every
+    table is computed afresh. Returns the site's folder, or a log on failure.
+    """
+    from sitegen import exec_format
+
+    built = _jobs["site"].result()
+    if isinstance(built, str):
+        return built
+    hidden = sorted(exec_format.OPTIONAL)
+    (root / "hide").mkdir()
+    (root / "hide" / "sitecustomize.py").write_text(HIDE_OPTIONAL.format(hidden=hidden))
+    cache = root / "cache"
+    for script in sorted((ROOT / "scripts").glob("fig_*.py")):
+        source = script.read_text(encoding="utf-8")
+        if re.search(rf"^(?:import|from) ({'|'.join(hidden)})\b", source, flags=re.MULTILINE):
+            continue  # a fresh clone cannot draw it
+        drawn = built.cache / "figures" / script.stem
+        if drawn.is_dir():
+            shutil.copytree(drawn, cache / "figures" / script.stem)
+    env = dict(os.environ, PE_SERVE="1", PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(root / "hide"), str(ROOT)])
+    env.pop("SITE_URL", None)
+    code, log = _run([sys.executable, "-c", "import torch"], env)
+    if code == 0:
+        return "torch should be hidden from the build, and was imported"
+    code, log = _run([sys.executable, "-c", SERVE_BUILD, str(root / "site")], env)
+    if code != 0:
+        return f"the build as make serve runs it failed:\n{log[-4000:]}"
+    return root / "site"
+
+
 #: What ``make lint`` runs (the Makefile's lint recipe; tests/test_lint.py checks the two agree).
 LINT_COMMANDS = (
     ("ruff", "check", "."),
@@ -327,13 +412,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     ]
     if not wanted:
         return
-    if "site" not in wanted and {"zensical_site", "screen_check"} & set(wanted):
+    if "site" not in wanted and {"zensical_site", "serve_site", "screen_check"} & set(wanted):
         wanted.insert(0, "site")
     factory = session.config._tmp_path_factory  # type: ignore[attr-defined]
     jobs = {
         "site": _build_site,
         "zensical_site": _build_zensical,
         "figure_reruns": _rerun_figures,
+        "serve_site": _build_as_serve,
         "lint": _lint,
     }
     worker = ThreadPoolExecutor(max_workers=1)
@@ -370,6 +456,13 @@ def zensical_site() -> Iterator[Path]:
         pytest.skip("zensical is not installed")
     yield directory
     shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def serve_site() -> Path:
+    """The site as ``make serve`` builds it on a fresh clone (`_build_as_serve`)."""
+    directory: Path = _background("serve_site")
+    return directory
 
 
 @pytest.fixture(scope="session")

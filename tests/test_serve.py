@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import html as html_module
 import logging
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import markdown
 import pytest
-from conftest import SiteBuild
 
 from sitegen import exec_format
 from tools import serve
@@ -225,47 +220,6 @@ def test_with_everything_installed_serve_runs_blocks_unchanged(
     assert any("exited with errors" in record.getMessage() for record in caplog.records)
 
 
-#: Imported first by every interpreter of the build (PYTHONPATH), figure scripts included:
-#: the optional libraries cannot be found, as on a clone that only ran ``make serve``.
-HIDE_OPTIONAL = """
-import importlib.machinery
-import sys
-
-HIDDEN = {hidden!r}
-
-
-class HideOptional(importlib.machinery.PathFinder):
-    @classmethod
-    def find_spec(cls, fullname, path=None, target=None):
-        if fullname.partition(".")[0] in HIDDEN:
-            return None
-        return super().find_spec(fullname, path, target)
-
-    @classmethod
-    def find_distributions(cls, *args, **kwargs):
-        # Nor are they installed packages: importlib.metadata does not find them.
-        for found in super().find_distributions(*args, **kwargs):
-            name = (found.metadata["Name"] or "").lower().replace("-", "_")
-            if name not in HIDDEN:
-                yield found
-
-
-sys.meta_path = [
-    HideOptional if finder is importlib.machinery.PathFinder else finder
-    for finder in sys.meta_path
-]
-"""
-
-#: What ``make serve`` runs, as one build instead of a server (tools/serve.py's builder).
-SERVE_BUILD = """
-import sys
-from mkdocs.config import load_config
-from tools import serve
-config = load_config("mkdocs.yml", site_dir=sys.argv[1])
-serve.Builder()(config, serve_url=None, dirty=False)
-"""
-
-
 def real_tracebacks(page: str) -> list[str]:
     """Python tracebacks in a built page's text (a doctest's elided ``...`` one aside)."""
     text = html_module.unescape(re.sub(r"<[^>]+>", "", page))
@@ -284,56 +238,28 @@ def test_real_tracebacks_tells_a_doctest_from_a_failure() -> None:
 
 
 @pytest.mark.site
-def test_a_fresh_clone_serves_every_page_without_a_traceback(
-    site: SiteBuild, tmp_path: Path
-) -> None:
+def test_a_fresh_clone_serves_every_page_without_a_traceback(serve_site: Path) -> None:
     """Build as ``make serve`` does on a fresh clone: no torch, no compared libraries.
 
-    The figure cache starts with only the figures such a clone can draw (copied
+    Built in the background of the session (tests/conftest.py, `_build_as_serve`):
+    the figure cache starts with only the figures such a clone can draw (copied
     from the session's build, so none is drawn again); every table is computed
     afresh. Each output that needs a missing library must show the note.
     """
-    hidden = sorted(exec_format.OPTIONAL)
-    (tmp_path / "hide").mkdir()
-    (tmp_path / "hide" / "sitecustomize.py").write_text(HIDE_OPTIONAL.format(hidden=hidden))
-    cache = tmp_path / "cache"
-    for script in sorted((ROOT / "scripts").glob("fig_*.py")):
-        source = script.read_text(encoding="utf-8")
-        if re.search(rf"^(?:import|from) ({'|'.join(hidden)})\b", source, flags=re.MULTILINE):
-            continue  # a fresh clone cannot draw it
-        drawn = site.cache / "figures" / script.stem
-        if drawn.is_dir():
-            shutil.copytree(drawn, cache / "figures" / script.stem)
-    env = dict(os.environ, PE_SERVE="1", PE_CACHE=str(cache), NO_MKDOCS_2_WARNING="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "hide"), str(ROOT)])
-    env.pop("SITE_URL", None)
-    check = subprocess.run(
-        [sys.executable, "-c", "import torch"], env=env, capture_output=True, check=False
-    )
-    assert check.returncode != 0, "torch should be hidden from the build"
-    result = subprocess.run(
-        [sys.executable, "-c", SERVE_BUILD, str(tmp_path / "site")],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-    pages = sorted((tmp_path / "site").rglob("*.html"))
+    pages = sorted(serve_site.rglob("*.html"))
     assert len(pages) > 20
     failures = {
-        str(page.relative_to(tmp_path / "site")): found
+        str(page.relative_to(serve_site)): found
         for page in pages
         if (found := real_tracebacks(page.read_text(encoding="utf-8")))
     }
     assert failures == {}
     # the two pages whose figures are drawn with torch say so in the figure's place
     for name in ("beyond/rope", "beyond/relative-bias"):
-        page = (tmp_path / "site" / name / "index.html").read_text(encoding="utf-8")
+        page = (serve_site / name / "index.html").read_text(encoding="utf-8")
         assert "Not computed here" in page, name
     # pages whose blocks need numpy alone show every output (their cached tables'
     # keys name torch's version: a missing torch once made them show the note)
     for name in ("properties", "rotation", "formula"):
-        page = (tmp_path / "site" / name / "index.html").read_text(encoding="utf-8")
+        page = (serve_site / name / "index.html").read_text(encoding="utf-8")
         assert "Not computed here" not in page, name

@@ -279,6 +279,10 @@ def number_line_anchors(text: str) -> str:
     return _CODE.sub(renumber, text)
 
 
+#: A preload of a KaTeX font, as `typeset.preloads` writes it.
+_PRELOAD = re.compile(r'<link rel="preload" href="[^"]*assets/katex/fonts/[^"]*"[^>]*>')
+
+
 class PageHtml(Postprocessor):
     """Typeset the page's TeX; figure paths relative to the page, their files in the site."""
 
@@ -290,8 +294,11 @@ class PageHtml(Postprocessor):
         if page is None:
             return text
         # A page's body (not a heading that Zensical converts alone for the
-        # table of contents, which has no paragraph) starts with the preloads.
-        if "assets/katex/fonts/" not in text and re.search(r"<(?:p|div)\b", text):
+        # table of contents, which has no paragraph) starts with the preloads:
+        # one set, also where mkdocstrings converted each docstring on its own
+        # first (each conversion adds a set; the page's own, last, keeps one).
+        if re.search(r"<(?:p|div)\b", text):
+            text = _PRELOAD.sub("", text)
             text = typeset.preloads(text, page.prefix) + text
 
         def place_file(name: str) -> Path:

@@ -349,6 +349,24 @@ def test_no_page_repeats_an_id(site: SiteBuild) -> None:
     assert "__codelineno-1-1" in (site.directory / "formula" / "index.html").read_text("utf-8")
 
 
+def test_each_math_font_is_preloaded_once_at_the_top_of_a_page(site: SiteBuild) -> None:
+    """The API pages once repeated the preloads, a set per docstring mkdocstrings converted."""
+    found = {}
+    for page in site.directory.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        links = re.findall(r'<link rel="preload" href="[^"]*katex/fonts/([^"]+)"', html)
+        if links:
+            body = html.index('<article class="md-content__inner md-typeset">')
+            first = html.index('<link rel="preload" href', body)
+            found[page.relative_to(site.directory).as_posix()] = (
+                len(links) == len(set(links)),
+                html.find("<", body + 1) == first,  # nothing drawn before them
+            )
+    assert len(found) > 20
+    assert {name: facts for name, facts in found.items() if facts != (True, True)} == {}
+    assert "reference/rope/index.html" in found
+
+
 def test_every_image_has_its_size(site: SiteBuild) -> None:
     """Each <img> says its width and height (no layout shift while it loads), as its file does;
     so does each <source> that gives a phone its own drawing of a figure."""

@@ -128,6 +128,7 @@ def case(dtype: torch.dtype, device: torch.device) -> dict[str, Any]:
             "k_shape": list(k.shape),
             "offset": offset,
             "calls_per_sample": calls,
+            "rounds": ROUNDS,
             "median_us": medians_us(candidates, calls),
             "compile_seconds": compile_seconds,
         }

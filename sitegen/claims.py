@@ -398,7 +398,7 @@ def rope_speed_device() -> str:
         return (
             f"These timings are from a CPU ({machine['cpu']}, {machine['threads_used']} "
             "threads). Long-context serving runs mostly on GPUs: one run on a GPU is in the "
-            'section "On a GPU" below.'
+            "section “On a GPU” below."
         )
     return (
         f"These timings are from a CPU ({machine['cpu']}, {machine['threads_used']} threads); "

@@ -273,38 +273,64 @@ def bench_facts() -> dict[str, Any]:
     }
 
 
+#: The GPU tables' rows, in the order of the CPU tables' (copy, pe, then transformers).
+_CUDA_ROWS = (
+    ("copy of q and k", "copy of q and k"),
+    ("pe (interleaved)", "pe eager (interleaved)"),
+    ("pe (concatenated, Llama)", "pe eager (concatenated, Llama)"),
+    ("pe compiled (concatenated)", "pe compiled"),
+    ("transformers apply only (cos, sin given)", "transformers apply only (cos, sin given)"),
+    ("transformers eager (module and apply)", "transformers eager (module and apply)"),
+    ("transformers compiled", "transformers compiled"),
+)
+
+
 def _cuda_rows(case: dict[str, Any]) -> list[list[object]]:
     prefill, decode = case["prefill"]["median_us"], case["decode"]["median_us"]
     copy, apply = prefill["copy of q and k"], decode["transformers apply only (cos, sin given)"]
     return [
         [
-            name,
+            label,
             number(prefill[name], 1),
             f"{prefill[name] / copy:.2f}×",
             number(decode[name], 1),
             f"{decode[name] / apply:.2f}×",
         ]
-        for name in sorted(prefill, key=prefill.__getitem__)
+        for name, label in _CUDA_ROWS
     ]
 
 
-def cuda_speed() -> str:
-    """Describe the committed GPU run (benchmarks/rope_cuda.py), then tabulate each dtype."""
+def cuda_setup() -> str:
+    """Describe the committed GPU run (benchmarks/rope_cuda.py): where, when, what."""
     data = result("rope_cuda")
     first = data["cases"][0]
-    intro = (
+    return (
         f"Measured once on an {data['device']['name']} on {data['date']} with torch "
         f"{data['versions']['torch']} (CUDA {data['cuda']}) and transformers "
-        f"{data['transformers']}, by {provenance('rope_cuda')}: the same Llama 3.1 head, "
-        f"prefill query {tuple(first['prefill']['q_shape'])} and key "
-        f"{tuple(first['prefill']['k_shape'])}, one decoding step at position "
-        f"{first['decode']['offset']:,}. Each sample is the mean of "
-        f"{first['prefill']['calls_per_sample']} prefill or {first['decode']['calls_per_sample']} "
-        "decoding calls timed with CUDA events; the table gives the median of alternating rounds. "
-        "The machine was lent for one session: this record is not rerun by `make bench`."
+        f"{data['transformers']}, by {provenance('rope_cuda')}: the same Llama 3.1 head as "
+        f"above, a prefill (query {tuple(first['prefill']['q_shape'])}, key "
+        f"{tuple(first['prefill']['k_shape'])}) and one decoding step at position "
+        f"{first['decode']['offset']:,}, in float32 and in bfloat16. Each sample is the mean "
+        f"of {first['prefill']['calls_per_sample']} prefill or "
+        f"{first['decode']['calls_per_sample']} decoding calls timed with CUDA events; the "
+        "candidates alternate, and each table gives the median of "
+        + (
+            f"{first['prefill']['rounds']} rounds. "
+            if "rounds" in first["prefill"]
+            else "the rounds. "
+        )
+        + "The machine was lent for one session, so `make bench` does not run this again."
     )
-    parts = [intro]
-    headers = ["implementation", "prefill µs", "× a copy", "decoding µs", "× transformers' apply"]
+
+
+def cuda_speed() -> str:
+    """Tabulate the committed GPU run, a table per dtype."""
+    data = result("rope_cuda")
+    headers = ["implementation", "prefill µs", "× a copy", "decoding µs", "× apply only"]
+    parts = [
+        "“× a copy” is the prefill's time over a copy of q and k; “× apply only” the "
+        "decoding step's over transformers' `apply_rotary_pos_emb` given cos and sin."
+    ]
     for case in data["cases"]:
         parts.append(f"**{case['dtype']}**")
         parts.append(table(headers, _cuda_rows(case), align="lrrrr"))
@@ -317,15 +343,17 @@ def cuda_summary() -> str:
     sentences = []
     for case in data["cases"]:
         prefill, decode = case["prefill"]["median_us"], case["decode"]["median_us"]
-        ours = "pe (concatenated, Llama)"
-        compiled = prefill["pe compiled (concatenated)"] / prefill["transformers compiled"]
+        ours, compiled = "pe (concatenated, Llama)", "pe compiled (concatenated)"
+        eager, theirs = "transformers eager (module and apply)", "transformers compiled"
         sentences.append(
             f"In {case['dtype']}, `pe`'s eager Llama-layout prefill takes "
-            f"{prefill[ours] / prefill['transformers eager (module and apply)']:.2f}× the time of "
-            f"transformers' eager module and apply, and its decoding step "
-            f"{decode[ours] / decode['transformers eager (module and apply)']:.2f}×; compiled, "
-            f"`pe`'s prefill takes {compiled:.1f}× "
-            "the time of transformers' compiled code."
+            f"{prefill[ours] / prefill[eager]:.2f}× the time of transformers' eager module "
+            f"and apply, and its decoding step {decode[ours] / decode[eager]:.2f}×; "
+            f"transformers compiled is "
+            + ("faster" if prefill[theirs] < prefill[ours] else "slower")
+            + f" on the prefill ({number(prefill[theirs], 1)} µs against `pe`'s "
+            f"{number(prefill[ours], 1)} µs eager and {number(prefill[compiled], 1)} µs "
+            "compiled)."
         )
     return " ".join(sentences)
 
@@ -335,7 +363,7 @@ def compiled_summary() -> str:
     median = _results()["speed"]["median_ms"]
     copy = median["copy of q and k"]
     return (
-        f"In the run above, compiled, the Llama-layout prefill takes "
+        f"Compiled, the Llama-layout prefill of the CPU run above takes "
         f"{median['pe compiled'] / copy:.2f}× a copy's time (eager: "
         f"{median['pe eager (concatenated, Llama)'] / copy:.2f}×), and "
         f"{median['pe compiled'] / median['transformers compiled']:.2f}× the time of "

@@ -367,6 +367,19 @@ def test_each_math_font_is_preloaded_once_at_the_top_of_a_page(site: SiteBuild) 
     assert "reference/rope/index.html" in found
 
 
+def test_no_page_shows_an_escaped_newline(site: SiteBuild) -> None:
+    """A generated block that printed "\\n" (a backslash and an n) showed it in the prose."""
+    found = {}
+    for page in site.directory.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        prose = re.sub(r"(?s)<(pre|code|script|style|math|svg)\b.*?</\1>", "", html)
+        prose = re.sub(r"<[^>]+>", "", prose)
+        if "\\n" in prose:
+            at = prose.index("\\n")
+            found[page.relative_to(site.directory).as_posix()] = prose[at - 60 : at + 20]
+    assert found == {}
+
+
 def test_every_image_has_its_size(site: SiteBuild) -> None:
     """Each <img> says its width and height (no layout shift while it loads), as its file does;
     so does each <source> that gives a phone its own drawing of a figure."""

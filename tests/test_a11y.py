@@ -77,11 +77,19 @@ def test_the_check_sees_sideways_scrolling_and_violations(server: str, browser: 
                 " h.lastChild.style.display = 'inline-block';"
                 " document.querySelector('.katex-html .mord').style.color = '#bbb';"
                 " document.querySelector('article').append(h);"
+                " const f = document.createElement('p'); f.textContent = 'fading';"
+                " f.style.transition = 'opacity 1s'; document.querySelector('article').append(f);"
+                " f.getBoundingClientRect(); f.style.opacity = '0.5';"
             )
         },
     )
     assert result.sideways
     assert result.stray_permalinks
+    # (cut short, the page also moves its table of contents' mark, a colour transition)
+    assert any(
+        line.startswith("/formula/: transitions ran while the page loaded: P opacity")
+        for line in result.rendering
+    ), result.rendering
     assert any("color-contrast" in v for v in result.violations)
     assert any("math-ink" in v for v in result.violations)
 

@@ -143,11 +143,13 @@ def test_the_colour_toggle_follows_the_system_then_the_reader(
     """The toggle of overrides/partials/palette.html, as a reader meets it.
 
     With nothing stored, the page is in the system's scheme from its first
-    paint (dark: slate, the page's own colour scheme dark too); transitions are
-    off while the theme's script starts, and on again once it has run, with the
-    browser's bar in the header's colour. A click (or Enter on the focused
-    option) switches the scheme at once and is kept for the next page; the
-    theme's own palette component is not mounted.
+    paint (dark: slate, the page's own colour scheme dark too), with no
+    switching attribute to remove later (which would restyle every element;
+    the screen check sees that no transition runs while a page loads instead);
+    once the theme's script has run the browser's bar has the header's colour.
+    A click (or Enter on the focused option) switches the scheme at once, with
+    transitions off for a frame, and is kept for the next page; the theme's own
+    palette component is not mounted.
     """
     context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 800})
     page = context.new_page()
@@ -158,8 +160,8 @@ def test_the_colour_toggle_follows_the_system_then_the_reader(
     )
     try:
         open_page(page, server + "formula/")
-        assert page.evaluate("window.peAtParse") == ["slate", True]
-        page.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
+        assert page.evaluate("window.peAtParse") == ["slate", False]
+        page.wait_for_function("document.querySelector('meta[name=theme-color]') !== null")
         state = page.evaluate(
             """() => [document.body.dataset.mdColorScheme,
                       getComputedStyle(document.documentElement).colorScheme,
@@ -171,9 +173,10 @@ def test_the_colour_toggle_follows_the_system_then_the_reader(
         assert state == ["slate", "dark", True, [True, False], 0], state
         page.locator("label[for='__palette_0']").click()  # the visible label: to light
         assert page.evaluate("document.body.dataset.mdColorScheme") == "default"
+        page.wait_for_function("!document.body.hasAttribute('data-md-color-switching')")
         assert page.evaluate("getComputedStyle(document.documentElement).colorScheme") != "dark"
         open_page(page, server + "rotation/")  # the choice is kept across pages
-        assert page.evaluate("window.peAtParse") == ["default", True]
+        assert page.evaluate("window.peAtParse") == ["default", False]
         page.locator("#__palette_0").focus()  # the checked option; Enter moves to the next
         page.keyboard.press("Enter")
         assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
@@ -234,6 +237,58 @@ def test_the_scripts_start_after_the_first_paint(
     page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
     assert outside == []
     assert errors == []
+
+
+def test_the_theme_finds_html_and_the_head_as_it_leaves_them(browser: Browser, server: str) -> None:
+    """As the theme's script starts it changes nothing on <html> or in the head's addresses.
+
+    It swaps <html>'s no-js for js, marks it for its focus-visible polyfill, and
+    writes every relative href in the head again as an absolute one: after the
+    first paint each of these restyled every element of the page (a stylesheet's
+    link written again is a new stylesheet). overrides/main.html does all three
+    while the head is parsed, so the script finds them done: every attribute it
+    writes keeps its value (and the stylesheets are requested once, not twice).
+    """
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    styles: list[str] = []
+    page.on("request", lambda r: styles.append(r.url) if r.resource_type == "stylesheet" else None)
+    page.add_init_script(
+        """window.peWrites = [];
+        document.addEventListener('DOMContentLoaded', () => {
+          new MutationObserver(records => { for (const r of records) {
+            const now = r.target.getAttribute(r.attributeName);
+            if (now !== r.oldValue) window.peWrites.push(
+              [r.target.nodeName, r.attributeName, r.oldValue, now]);
+          } }).observe(document.documentElement, {attributes: true, attributeOldValue: true,
+                       attributeFilter: ['class', 'href', 'src', 'data-js-focus-visible']});
+          new MutationObserver(records => { for (const r of records) {
+            const now = r.target.getAttribute(r.attributeName);
+            if (now !== r.oldValue) window.peWrites.push(
+              [r.target.nodeName, r.attributeName, r.oldValue, now]);
+          } }).observe(document.head, {attributes: true, attributeOldValue: true,
+                       subtree: true, attributeFilter: ['href', 'src']});
+        }, { once: true });"""
+    )
+    try:
+        for path in ("reference/rope/", ""):
+            styles.clear()
+            open_page(page, server + path)
+            assert page.evaluate("window.peWrites") == [], path
+            assert styles
+            assert len(styles) == len(set(styles)), styles
+            root = page.evaluate(
+                "[document.documentElement.className, "
+                "document.documentElement.hasAttribute('data-js-focus-visible')]"
+            )
+            assert root == ["js js-focus-visible", True], root
+            relative = page.evaluate(
+                "[...document.head.querySelectorAll('[href]')].map(e => e.getAttribute('href'))"
+                ".filter(h => !/^(?:[a-z]+:)?\\/\\//i.test(h))"
+            )
+            assert relative == [], relative
+    finally:
+        context.close()
 
 
 def test_the_search_index_comes_after_the_page(

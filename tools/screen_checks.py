@@ -369,6 +369,11 @@ _RENDERED = """() => {
       .filter(s => getComputedStyle(s).overflowX !== 'visible').length;
     if (boxes) out.push(boxes + ' inline formulas are scroll boxes');
   }
+  const moved = window.peTransitions;
+  if (moved && moved.length) {
+    const names = [...new Set(moved)].slice(0, 3).join(', ');
+    out.push('transitions ran while the page loaded: ' + names);
+  }
   const images = [...document.querySelectorAll('article img')];
   const broken = images.filter(i => i.offsetParent !== null && i.naturalWidth === 0)
     .map(i => i.getAttribute('src'));
@@ -377,6 +382,15 @@ _RENDERED = """() => {
   if (unnamed.length) out.push('images without alt text: ' + unnamed.join(', '));
   return out;
 }"""
+
+# Every transition that starts in the page, from its first byte: none should
+# while it loads (`_RENDERED` reads them on the first view). The theme's script
+# rearranges the page after its first paint, and a transition there draws a
+# sliding or fading frame that the reader did not ask for.
+_WATCH_TRANSITIONS = """window.peTransitions = [];
+addEventListener('transitionrun', e => window.peTransitions.push(e.target.nodeName
+  + (e.target.classList && e.target.classList.length ? '.' + e.target.classList[0] : '')
+  + (e.pseudoElement || '') + ' ' + e.propertyName), true);"""
 
 # Layout is measured once it has settled: no transitions (the search box
 # animates its width), and two frames after a resize for resize observers.
@@ -559,6 +573,7 @@ def check(
     context = browser.new_context(
         viewport={"width": widths[0], "height": HEIGHT}, color_scheme=schemes[0]
     )
+    context.add_init_script(_WATCH_TRANSITIONS)
     page = context.new_page()
 
     def route(route: Any) -> None:

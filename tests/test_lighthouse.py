@@ -15,7 +15,6 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import ROOT
 
 from tools import lighthouse, local_site
@@ -71,15 +70,6 @@ def test_every_page_scores_100_for_accessibility_best_practices_and_seo() -> Non
         assert page["metrics"]["cumulative-layout-shift"] < 0.1, path  # no layout shift
 
 
-# Open (issue 23): see the README's Lighthouse row and the record for the pages and
-# their metrics. strict: once a record meets the target this fails, and the mark goes.
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 23's target is missed: performance under 95 on 5 of 39 pages in the "
-    "recorded run (median 98, lowest 84; total blocking time, mostly the theme's style "
-    "and layout work on pages of 3,500-6,300 elements: four API reference pages and "
-    "RoPE scaling)",
-)
 def test_every_page_scores_95_for_performance() -> None:
     assert below("performance") == {}
     assert record()["targets_met"] is True

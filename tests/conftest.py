@@ -379,7 +379,7 @@ def _check_screens(root: Path) -> ScreensRun | str | None:
         with tools.local_site.served(built.directory) as base:
             start = time.perf_counter()
             result = screen_checks.check_side_by_side(
-                tools.local_site.launch, base, paths, skip_axe=SKIP_AXE
+                tools.local_site.launch, base, paths, skip_axe=SKIP_AXE, search=False
             )
         return ScreensRun(result, paths, time.perf_counter() - start, base)
     except Exception:  # reported by the test that reads the result
@@ -516,12 +516,15 @@ def browser() -> Iterator[Browser]:
 
 @contextlib.contextmanager
 def watched_page(
-    browser: Browser, base: str, **options: Any
+    browser: Browser, base: str, *, search: bool = False, **options: Any
 ) -> Iterator[tuple[Page, list[str], list[str]]]:
     """A fresh page that blocks every request not to `base`, and records console errors.
 
     Yields ``(page, outside, errors)``: the blocked URLs and the error messages.
     `options` go to ``browser.new_context`` (the viewport is 1280 x 900 unless set).
+    Unless `search`, the theme's search worker is served idle
+    (`tools.local_site.IDLE_WORKER`): a test that does not search does not pay
+    for the search index being built on every page it loads.
     """
     options.setdefault("viewport", {"width": 1280, "height": 900})
     context = browser.new_context(**options)
@@ -531,7 +534,9 @@ def watched_page(
 
     def route(route: Route) -> None:
         url = route.request.url
-        if url.startswith((base, "data:", "blob:")):
+        if not search and tools.local_site.is_search_worker(url):
+            route.fulfill(body=tools.local_site.IDLE_WORKER, content_type="text/javascript")
+        elif url.startswith((base, "data:", "blob:")):
             route.continue_()
         else:
             outside.append(url)

@@ -95,7 +95,7 @@ def http_server(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 def test_the_unzipped_site_works_offline(browser: Browser, http_server: str) -> None:
-    with watched_page(browser, http_server) as (page, outside, errors):
+    with watched_page(browser, http_server, search=True) as (page, outside, errors):
         # Math, typeset by KaTeX when the site was built, in the fonts the zip holds.
         open_page(page, http_server + "formula/")
         wait_for_math(page)

@@ -17,7 +17,7 @@ import pytest
 from conftest import ScreensRun, SiteBuild, wait_for_math, watched_page
 
 from tools import screen_checks as screens
-from tools.local_site import open_page
+from tools.local_site import idle_search, is_search_worker, open_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -36,6 +36,13 @@ def site_pages(site: SiteBuild) -> list[str]:
 def page_watch(browser: Browser, server: str) -> Iterator[tuple[Page, list[str], list[str]]]:
     """A fresh page that blocks and records every non-local request and console error."""
     with watched_page(browser, server) as watched:
+        yield watched
+
+
+@pytest.fixture
+def search_watch(browser: Browser, server: str) -> Iterator[tuple[Page, list[str], list[str]]]:
+    """`page_watch` with the theme's real search worker, for the tests that search."""
+    with watched_page(browser, server, search=True) as watched:
         yield watched
 
 
@@ -152,6 +159,7 @@ def test_the_colour_toggle_follows_the_system_then_the_reader(
     palette component is not mounted.
     """
     context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 800})
+    idle_search(context)
     page = context.new_page()
     page.add_init_script(
         "document.addEventListener('DOMContentLoaded', () => { window.peAtParse ="
@@ -198,10 +206,39 @@ def test_instant_navigation_typesets_the_new_page(
     assert errors == []
 
 
-def test_search_finds_rotation_offline(
-    server: str, page_watch: tuple[Page, list[str], list[str]]
+def test_the_idle_search_worker_stands_in_for_the_theme_s_own(
+    site: SiteBuild, server: str, browser: Browser
 ) -> None:
-    page, outside, errors = page_watch
+    """The tests that do not search serve `IDLE_WORKER` for the theme's worker: its name matches.
+
+    Served idle, the worker never answers, so the theme's search never gets ready;
+    the page is otherwise the same, and the worker's address is still fetched.
+    """
+    workers = sorted((site.directory / "assets" / "javascripts" / "workers").glob("*.js"))
+    assert [
+        is_search_worker(server + w.relative_to(site.directory).as_posix()) for w in workers
+    ] == [True]
+    with watched_page(browser, server) as (page, outside, errors):
+        fetched: list[str] = []
+        page.on("requestfinished", lambda request: fetched.append(request.url))
+        open_page(page, server + "changelog/")
+        page.wait_for_function(
+            "performance.getEntriesByType('resource')"
+            ".some(e => e.name.endsWith('search_index.json'))"
+        )
+        assert [url for url in fetched if is_search_worker(url)], fetched
+        page.locator("input.md-search__input").click()
+        page.locator("input.md-search__input").press_sequentially("rotation")
+        page.wait_for_timeout(300)
+        assert page.locator(".md-search-result__item").count() == 0
+        assert outside == []
+        assert errors == []
+
+
+def test_search_finds_rotation_offline(
+    server: str, search_watch: tuple[Page, list[str], list[str]]
+) -> None:
+    page, outside, errors = search_watch
     open_page(page, server)
     search = page.locator("input.md-search__input")
     search.click()
@@ -250,6 +287,7 @@ def test_the_theme_finds_html_and_the_head_as_it_leaves_them(browser: Browser, s
     writes keeps its value (and the stylesheets are requested once, not twice).
     """
     context = browser.new_context(viewport={"width": 375, "height": 800})
+    idle_search(context)
     page = context.new_page()
     styles: list[str] = []
     page.on("request", lambda r: styles.append(r.url) if r.resource_type == "stylesheet" else None)
@@ -292,11 +330,11 @@ def test_the_theme_finds_html_and_the_head_as_it_leaves_them(browser: Browser, s
 
 
 def test_the_search_index_comes_after_the_page(
-    server: str, page_watch: tuple[Page, list[str], list[str]]
+    server: str, search_watch: tuple[Page, list[str], list[str]]
 ) -> None:
     """The theme's request for search/search_index.json is sent after the load event
     (overrides/main.html): the page's fonts and styles do not share the bandwidth with it."""
-    page, outside, errors = page_watch
+    page, outside, errors = search_watch
     open_page(page, server + "changelog/")
     page.wait_for_function(
         "performance.getEntriesByType('resource').some(e => e.name.endsWith('search_index.json'))"

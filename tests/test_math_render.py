@@ -22,7 +22,7 @@ from conftest import wait_for_math
 from PIL import Image, ImageChops, ImageFilter, ImageStat
 
 from sitegen import typeset
-from tools.local_site import open_page
+from tools.local_site import idle_search, open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {
@@ -60,6 +60,7 @@ def compare(browser: Any, base: str, path: str, source: str) -> list[tuple[str, 
     # first brings it to the front (about a second per switch).
     options = {"viewport": {"width": 1280, "height": 900}, "device_scale_factor": 1}
     context, plain_context = browser.new_context(**options), browser.new_context(**options)
+    idle_search(context)
     site, plain = context.new_page(), plain_context.new_page()
     open_page(site, base + path)
     wait_for_math(site)

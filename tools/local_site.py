@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 #: Debian's Chromium, headless, as root, on a machine whose only network is the
 #: loopback: no sandbox, no GPU, and none of its background connections.
@@ -71,6 +73,28 @@ def chromium() -> str | None:
 def launch(playwright: Any) -> Any:
     """Start Chromium through `playwright` (a ``sync_playwright()`` instance)."""
     return playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+
+
+#: The theme's search worker, which builds the search index of every page's text
+#: when a page loads (about 0.4 s of one core here, each time a page is loaded in a
+#: fresh browser context), and `IDLE_WORKER`, which a check that does not search may
+#: serve in its place (`is_search_worker`): the theme's search then never gets ready,
+#: and nothing else on the page changes. The tests that search load the real one.
+SEARCH_WORKER = re.compile(r"/assets/javascripts/workers/search\.[0-9a-f]+\.min\.js$")
+IDLE_WORKER = "self.onmessage = function () {};"
+
+
+def is_search_worker(url: str) -> bool:
+    """Whether `url` is the theme's search worker (`SEARCH_WORKER`)."""
+    return SEARCH_WORKER.search(urlparse(url).path) is not None
+
+
+def idle_search(target: Any) -> None:
+    """Serve `IDLE_WORKER` for the search worker to `target` (a Playwright page or context)."""
+    target.route(
+        SEARCH_WORKER,
+        lambda route: route.fulfill(body=IDLE_WORKER, content_type="text/javascript"),
+    )
 
 
 #: Set on ``<html>`` once the theme's script and the site's own have run: they

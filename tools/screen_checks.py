@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from tools.local_site import open_page
+from tools.local_site import IDLE_WORKER, is_search_worker, open_page
 
 WIDTHS = (320, 375, 768, 1280)
 AXE_WIDTHS = (375, 1280)
@@ -550,6 +550,7 @@ def check(
     prepare: dict[str, str] | None = None,
     every_rule_in: Iterable[str] | None = None,
     figure_widths: Iterable[int] = FIGURE_WIDTHS,
+    search: bool = True,
 ) -> Result:
     """Load every page once; in each scheme resize it through `widths`, run axe at `axe_widths`.
 
@@ -560,6 +561,8 @@ def check(
     in the others it runs only `COLOUR_RULES`, the rules a scheme can change.
     On the first view of each page `_RENDERED` reads how it was drawn; at each
     of `figure_widths` (first scheme) its figures and tables are recorded (`PageFacts`).
+    Without `search`, the theme's search worker is served idle
+    (`local_site.IDLE_WORKER`; the test suite's check, whose search is tested apart).
     """
     axe = axe_script()
     result = Result()
@@ -578,7 +581,9 @@ def check(
 
     def route(route: Any) -> None:
         url = route.request.url
-        if url.startswith((base, "data:", "blob:")):
+        if not search and is_search_worker(url):
+            route.fulfill(body=IDLE_WORKER, content_type="text/javascript")
+        elif url.startswith((base, "data:", "blob:")):
             route.continue_()
         else:
             facts.outside.append(url)

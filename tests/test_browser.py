@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
@@ -17,7 +18,7 @@ import pytest
 from conftest import ScreensRun, SiteBuild, wait_for_math, watched_page
 
 from tools import screen_checks as screens
-from tools.local_site import idle_search, is_search_worker, open_page
+from tools.local_site import OMNIBOX_POPUPS, idle_search, is_search_worker, open_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -204,6 +205,35 @@ def test_instant_navigation_typesets_the_new_page(
     assert page.locator(".arithmatex .katex").count() > 10
     assert outside == []
     assert errors == []
+
+
+def test_the_browser_keeps_playwright_s_switches_and_preloads_no_popup(browser: Browser) -> None:
+    """The tests' Chromium (`tools.local_site.CHROMIUM_FLAGS`) turns off what Playwright does.
+
+    Chromium reads the last --disable-features only: ours must name every feature
+    that Playwright's own switch turns off, and the address bar's popups, which it
+    would otherwise preload (two WebUI pages) for every browser context.
+    """
+    session = browser.new_browser_cdp_session()
+    processes = session.send("SystemInfo.getProcessInfo")["processInfo"]
+    (pid,) = [p["id"] for p in processes if p["type"] == "browser"]
+    command_line = Path(f"/proc/{pid}/cmdline")
+    if not command_line.exists():
+        pytest.skip("reads the browser's command line from /proc (Linux)")
+    switches = command_line.read_text(encoding="utf-8").split("\0")
+    lists = [a.split("=", 1)[1].split(",") for a in switches if a.startswith("--disable-features=")]
+    assert len(lists) == 2, lists  # Playwright's, then ours
+    playwright, ours = lists
+    assert set(playwright) <= set(ours), set(playwright) - set(ours)
+    assert set(OMNIBOX_POPUPS) <= set(ours)
+    context = browser.new_context()
+    try:
+        context.new_page().goto("about:blank")
+        kinds = [t["type"] for t in session.send("Target.getTargets")["targetInfos"]]
+        assert "browser_ui" not in kinds, kinds
+    finally:
+        context.close()
+        session.detach()
 
 
 def test_the_idle_search_worker_stands_in_for_the_theme_s_own(

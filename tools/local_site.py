@@ -19,8 +19,37 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+#: The features Playwright turns off in every Chromium it starts (``chromiumSwitches``
+#: in its driver; Playwright 1.65 here). Chromium reads only the last --disable-features
+#: it is given, so `CHROMIUM_FLAGS` names them again with its own;
+#: tests/test_browser.py checks that the browser it starts keeps every one.
+PLAYWRIGHT_DISABLES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+#: Chromium preloads its address bar's two popups, pages of its own (WebUI), for every
+#: window it opens, headless too, and a browser context opens one: about 0.7 s of a
+#: core each time here, more than loading most of the site's pages (Chromium 156:
+#: a new context and the playground page took 1.5 busy CPU-s with them, 0.7 without).
+OMNIBOX_POPUPS = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "PreloadTopChromeWebUI")
+
 #: Debian's Chromium, headless, as root, on a machine whose only network is the
-#: loopback: no sandbox, no GPU, and none of its background connections.
+#: loopback: no sandbox, no GPU, none of its background connections, and no
+#: address bar popups to preload (`OMNIBOX_POPUPS`).
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -30,6 +59,7 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLES + OMNIBOX_POPUPS),
 ]
 
 

@@ -230,8 +230,7 @@ class Convention:
         emulate = check_flag(emulate, name="emulate")
         if is_integer(positions):
             check_size((check_length(positions, name="positions (a length)"), int(d_model)))
-        rows = check_positions(positions)
-        check_size((*rows.shape, int(d_model)))
+        rows = check_positions(positions, row=int(d_model))
         columns = self._columns(d_model)
         rates = self._rates(d_model, emulate, self.base)
         if rates.size == 0:  # a width with no sine pair (d_model = 1): zero columns only

@@ -154,7 +154,6 @@ def angles(positions: Any, d_model: int, base: float = 10000.0) -> NDArray[np.fl
     omega = frequencies(d_model, base)
     if is_integer(positions):  # check the size before building the positions
         check_size((check_length(positions, name="positions (a length)"), omega.size))
-    positions = check_positions(positions)
-    check_size((*positions.shape, omega.size))
+    positions = check_positions(positions, row=omega.size)
     result: NDArray[np.float64] = positions.astype(np.float64)[..., np.newaxis] * omega
     return result

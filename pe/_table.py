@@ -578,10 +578,9 @@ def sinusoidal(
         shape = (len(request),)
         check_size((*shape, d_model), name="the table")
     else:
-        array = check_positions(positions)
+        # Sized before any value is read or the view flattened (a copy).
+        array = check_positions(positions, row=d_model, result="the table")
         shape = array.shape
-        # Before flattening: a broadcast view of a huge shape would be copied.
-        check_size((*shape, d_model), name="the table")
         request = as_run(array.reshape(-1))
     return encode(request, shape, d_model, base, dtype)
 

@@ -196,13 +196,17 @@ def _read_tensor(tensor: Any, name: str) -> NDArray[Any]:
     return values
 
 
-def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.int64]:
+def check_positions(
+    positions: Any, *, name: str = "positions", row: int | None = None, result: str = "the result"
+) -> NDArray[np.int64]:
     """Return integer positions as an ``int64`` array of any shape.
 
     An integer ``L`` means the positions ``0, 1, ..., L - 1``; anything else must
     be an array-like of integers (no floats, no booleans) with magnitudes at most
     `MAX_POSITION`. A torch tensor is read on the host (any integer dtype, any
-    device but ``meta``).
+    device but ``meta``). With `row`, the `result` of shape ``positions.shape +
+    (row,)`` is checked (`check_size`) before any value is read: a broadcast view
+    of billions of positions is refused at once, not after scanning them.
     """
     if is_integer(positions):
         return np.arange(check_length(positions, name=f"{name} (a length)"), dtype=np.int64)
@@ -256,6 +260,8 @@ def check_positions(positions: Any, *, name: str = "positions") -> NDArray[np.in
         raise TypeError(
             f"{name} must hold integers; got {kind} array (dtype {array.dtype}). {hint}"
         )
+    if row is not None:
+        check_size((*array.shape, row), name=result)
     if array.size:
         low, high = int(array.min()), int(array.max())
         if max(-low, high) > MAX_POSITION:

@@ -192,6 +192,24 @@ def test_impossible_sizes_are_value_errors(call: Callable[[], object], pattern: 
         call()
 
 
+def test_a_huge_request_is_refused_before_its_positions_are_read() -> None:
+    """A broadcast view of 2**31 positions, all out of range: the size is what is named.
+
+    Reading its values first took seconds (a min and a max over every position)
+    before the same request was refused for its size.
+    """
+    huge = np.broadcast_to(np.int64(2**62), (2**20, 2**11))
+    for call in (
+        lambda: pe.sinusoidal(huge, 2),
+        lambda: pe.angles(huge, 4),
+        lambda: pe.conventions["marian"].table(huge, 2),
+    ):
+        with pytest.raises(ValueError, match=r"would have shape \(1048576, 2048, 2\)"):
+            call()
+    with pytest.raises(ValueError, match=r"positions must lie in"):  # small: its values are read
+        pe.sinusoidal(np.broadcast_to(np.int64(2**62), (4, 4)), 2)
+
+
 def test_torch_sizes_are_checked_too() -> None:
     import torch
 
@@ -207,6 +225,8 @@ def test_torch_sizes_are_checked_too() -> None:
         pe.nn.RelativePositionBias(8)(2**20, 2**20)
     with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
         pe.nn.functional.sinusoidal(torch.zeros((), dtype=torch.long).expand(2**20, 2**11), 2)
+    with pytest.raises(ValueError, match=r"the table would have shape \(1048576, 2048, 2\)"):
+        pe.nn.functional.sinusoidal(np.broadcast_to(np.int64(2**62), (2**20, 2**11)), 2)
 
 
 def test_torch_tensors_as_positions_of_the_numpy_functions() -> None:

@@ -321,7 +321,11 @@ def _sinusoidal(
         request = _as_run(_check_position_tensor(positions).reshape(-1).to(target))
         return _encode(request, shape, d_model, base, dtype, target)
     target = torch.device(device) if device is not None else torch.get_default_device()
-    array = None if is_integer(positions) else check_positions(positions)
+    # Sized before any value is read (a meta table allocates nothing, so any size goes).
+    row = None if target.type == "meta" else d_model
+    array = (
+        None if is_integer(positions) else check_positions(positions, row=row, result="the table")
+    )
     shape = (
         (check_length(positions, name="positions (a length)"),) if array is None else array.shape
     )

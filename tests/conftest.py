@@ -128,13 +128,11 @@ def mkdocs_build(
 
 
 # The slow builds run in the background, one after another, from the moment the
-# tests are collected: the MkDocs site (cold, then warm), the Zensical site, a
-# second run of every figure script, and the site as a fresh clone's make serve
-# builds it. The tests that need none of them run first (see
-# pytest_collection_modifyitems), so on two cores the two overlap. Beside them,
-# ruff and mypy run from the start in a thread of their own (`lint`), and once
-# the MkDocs site is built every page is checked on every screen
-# (`screen_check`, two browsers): it runs while the other tests of the built
+# tests are collected: the MkDocs site (cold, then warm), the Zensical site, and
+# a second run of every figure script. The tests that need none of them run
+# first (see pytest_collection_modifyitems), so on two cores the two overlap.
+# Beside them, once the MkDocs site is built, every page is checked on every
+# screen (`screen_check`, two browsers): it runs while the other tests of the built
 # site do, which use one browser at a time, and the test that reads it runs last.
 # A job runs only if a selected test needs its fixture.
 _BACKGROUND_FIXTURES = (
@@ -422,17 +420,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         "zensical_site": _build_zensical,
         "figure_reruns": _rerun_figures,
         "serve_site": _build_as_serve,
+        "lint": _lint,
     }
     worker = ThreadPoolExecutor(max_workers=1)
     for name in wanted:
         if name in jobs:
             _jobs[name] = worker.submit(jobs[name], factory.mktemp(name))
     worker.shutdown(wait=False)
-    if "lint" in wanted:  # its own thread from the start: mypy with a cold cache takes
-        # half a minute of one core, which at the end of the queue above ran on its own
-        linter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lint")
-        _jobs["lint"] = linter.submit(_lint, factory.mktemp("lint"))
-        linter.shutdown(wait=False)
     if "screen_check" in wanted:  # its own thread: it waits for the site, not for the others
         checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen-check")
         _jobs["screen_check"] = checker.submit(_check_screens, factory.mktemp("screen-check"))

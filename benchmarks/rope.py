@@ -12,7 +12,9 @@ Run with ``make bench`` (or ``python -m benchmarks.rope``); writes
 * Speed, on the CPU, every candidate in one run, alternating: a prefill
   (rotating a (1, 32, 4096, 128) query and a (1, 8, 4096, 128) key) and one
   decoding step (a (1, 32, 1, 128) query and a (1, 8, 1, 128) key at position
-  4000), ours against a bare copy of q and k, transformers' rotary module plus
+  4000), ours against a bare copy of q and k (and, for the prefill, the same
+  copy into buffers written before, which shows what fresh memory costs),
+  transformers' rotary module plus
   ``apply_rotary_pos_emb`` (eager and compiled), ``apply_rotary_pos_emb`` alone
   with cos and sin given, and lucidrains' rotary-embedding-torch. Targets: the
   prefill within 1.3x the copy (each layout eager, and the Llama layout
@@ -210,6 +212,9 @@ class Speed(TypedDict):
 
 PE_PREFILL = ("pe eager (concatenated, Llama)", "pe eager (interleaved)")
 COPY = "copy of q and k"
+# The copy again, into buffers written before: what is left of COPY without the operating
+# system's handing over (and zeroing) the fresh memory that any new result is written to.
+COPY_INTO = "copy into buffers written before"
 APPLY = "transformers apply only (cos, sin given)"
 LUCIDRAINS = "rotary-embedding-torch"
 
@@ -274,8 +279,10 @@ def speed() -> Speed:
     with torch.no_grad():
         cos, sin = theirs(q, position_ids)
 
+    q_buffer, k_buffer = torch.zeros_like(q), torch.zeros_like(k)
     prefill: dict[str, Callable[[], object]] = {
         COPY: lambda: (q.clone(), k.clone()),
+        COPY_INTO: lambda: (q_buffer.copy_(q), k_buffer.copy_(k)),
         PE_PREFILL[0]: lambda: ours(q, k),
         PE_PREFILL[1]: lambda: ours_interleaved(q, k),
         "pe compiled": lambda: compiled_ours(q, k),
@@ -313,7 +320,9 @@ def speed() -> Speed:
         )
     step = interleaved_medians(decode, DECODE_REPEATS, DECODE_CALLS)
 
-    peers = [name for name in median if not name.startswith("pe ") and name != COPY]
+    peers = [
+        name for name in median if not name.startswith("pe ") and name not in (COPY, COPY_INTO)
+    ]
     slowest_ours = max(median[name] for name in PE_PREFILL)
     step_peers = [name for name in step if not name.startswith("pe ") and name != COPY]
     slowest_step = max(step[name] for name in PE_PREFILL)

@@ -242,6 +242,13 @@ def speed_summary() -> str:
         f"{facts['decode_vs_apply']:.2f}× the time of transformers' `apply_rotary_pos_emb` "
         "alone, with cos and sin given (target: no more). "
         + ("Every target met" if not missed else "Missed in this run: " + "; ".join(missed))
+        + f". Most of the copy's time is fresh memory: the same copy into buffers written "
+        f"before takes {facts['copy_into_ms']:.1f} ms of the copy's {facts['copy_ms']:.1f} ms; "
+        "the rest is the operating system handing over and zeroing the pages that a new "
+        "result is written to, which every call that returns a new tensor pays. So the "
+        "arithmetic in the Llama layout, three operations where the interleaved layout needs "
+        "one, costs about "
+        f"{facts['llama_ms'] - facts['copy_ms']:.1f} ms more than the copy"
         + f". The machine's load average during the run: {facts['load_average']:.1f} "
         f"(on {facts['logical_cpus']} logical CPUs); timings on a shared machine are noisy."
     )
@@ -262,6 +269,9 @@ def bench_facts() -> dict[str, Any]:
         "machine": f"{data['machine']['cpu']}, {data['machine']['threads_used']} threads",
         "load_average": speed["load_average"][0],
         "logical_cpus": data["machine"]["logical_cpus"],
+        "copy_ms": speed["median_ms"]["copy of q and k"],
+        "copy_into_ms": speed["median_ms"]["copy into buffers written before"],
+        "llama_ms": speed["median_ms"]["pe eager (concatenated, Llama)"],
         "prefill_vs_copy": speed["median_ms"]["pe eager (concatenated, Llama)"]
         / speed["median_ms"]["copy of q and k"],
         "prefill_interleaved_vs_copy": speed["median_ms"]["pe eager (interleaved)"]

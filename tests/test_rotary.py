@@ -764,9 +764,9 @@ def test_empty_inputs_give_empty_results_on_every_call(layout: str) -> None:
 @pytest.mark.parametrize(
     ("shape", "fraction", "dtype"),
     [
-        ((2, 5, 40, 16), None, torch.float32),  # heads in groups of 2, rows in blocks of 16
-        ((1, 3, 300, 16), None, torch.float32),  # a last group of one head, a last short block
-        ((1, 2, 300, 16), None, torch.float32),  # both heads in every block
+        ((2, 5, 40, 16), None, torch.float32),  # heads in groups of 2, rows in chunks of 16
+        ((1, 3, 300, 16), None, torch.float32),  # a last group of one head, a last short chunk
+        ((1, 2, 300, 16), None, torch.float32),  # both heads in every chunk
         ((3, 70, 24), 0.5, torch.float32),  # partial rotary: the rest passes through
         ((2, 4, 90, 16), None, torch.float16),  # turned in float32, returned in float16
         ((2, 4, 90, 16), None, torch.float64),
@@ -778,11 +778,11 @@ def test_large_concatenated_inputs_turned_in_chunks_match_the_formula(
     fraction: float | None,
     dtype: torch.dtype,
 ) -> None:
-    """A large concatenated input is turned a block at a time (pe.nn._rotary._block_bytes);
-    with the block made small, these inputs take that path, block edges included."""
+    """A large concatenated input is turned a chunk at a time (pe.nn._rotary._chunk_bytes);
+    with the chunk made small, these inputs take that path, chunk edges included."""
     from pe.nn import _rotary
 
-    monkeypatch.setattr(_rotary, "_block_bytes", lambda: 2048)  # 32 rows of 16 float32 values
+    monkeypatch.setattr(_rotary, "_chunk_bytes", lambda: 2048)  # 32 rows of 16 float32 values
     calls: list[int] = []
     chunks = _rotary._turn_concatenated_in_chunks
 

@@ -125,11 +125,11 @@ _BLOCK = 1 << 16  # positions computed at once when building a table (float64 te
 _FUSED = 1 << 16  # q and k of at most this many values in all are turned as one tensor
 _RECENT = 8  # rows of recent (offset, length) requests kept: every layer of a step asks alike
 _SIGNATURES = 16  # checked input signatures (shapes, dtypes, devices) kept: a model has a few
-# Concatenated pairs on the CPU are turned a block of about this many bytes per intra-op
-# thread at a time (inputs over twice a block): the second and third passes over a block
+# Concatenated pairs on the CPU are turned a chunk of about this many bytes per intra-op
+# thread at a time (inputs over twice a chunk): the second and third passes over a chunk
 # find it in the cache the first pass left it in.
 _CHUNK_BYTES = 384 << 10
-_BLOCK_ROWS = 16  # fewest sequence rows in a block (each block reads its rows of the tables)
+_CHUNK_ROWS = 16  # fewest sequence rows in a chunk (each chunk reads its rows of the tables)
 
 
 def _cos_sin_of(
@@ -325,7 +325,7 @@ def _fraction_for(rotated: Any, head_dim: int) -> float:
 
 
 # --8<-- [start:chunks]
-def _block_bytes() -> int:
+def _chunk_bytes() -> int:
     """Bytes of input turned at a time: `_CHUNK_BYTES` for each intra-op thread."""
     return _CHUNK_BYTES * torch.get_num_threads()
 
@@ -333,10 +333,10 @@ def _block_bytes() -> int:
 def _turn_concatenated_in_chunks(
     values: Tensor, cos: Tensor, minus_sin: Tensor, sin: Tensor, half: int
 ) -> Tensor:
-    """Turn concatenated pairs as `RotaryEmbedding._turn` does, a cache-sized block at a time.
+    """Turn concatenated pairs as `RotaryEmbedding._turn` does, a cache-sized chunk at a time.
 
     Done over the whole tensor, the three operations pass over memory three
-    times (the product, then each half's correction). A block holds the
+    times (the product, then each half's correction). A chunk holds the
     same few sequence rows of many heads: the corrections find it in the
     cache, and each row of the tables is read once for all those heads.
     `values` is contiguous, ``(..., seq, width)``; `cos` is ``(seq, width)``
@@ -345,14 +345,14 @@ def _turn_concatenated_in_chunks(
     seq, width = values.shape[-2:]
     flat = values.view(-1, seq, width)
     out = torch.empty_like(flat)
-    rows = max(1, _block_bytes() // (width * values.element_size()))  # rows of width per block
-    step = min(seq, max(_BLOCK_ROWS, rows // flat.shape[0]))  # sequence rows per block
-    heads = max(1, rows // step)  # rows of everything before the sequence, per block
-    # Each split is one call that returns every block's view; the loop only computes.
+    rows = max(1, _chunk_bytes() // (width * values.element_size()))  # rows of width per chunk
+    step = min(seq, max(_CHUNK_ROWS, rows // flat.shape[0]))  # sequence rows per chunk
+    heads = max(1, rows // step)  # rows of everything before the sequence, per chunk
+    # Each split is one call that returns every chunk's view; the loop only computes.
     tables = (cos.split(step), minus_sin.split(step), sin.split(step))
     for group in range(0, flat.shape[0], heads):
         x, y = flat[group : group + heads], out[group : group + heads]
-        blocks = zip(
+        chunks = zip(
             x.split(step, 1),
             x.narrow(-1, 0, half).split(step, 1),
             x.narrow(-1, half, half).split(step, 1),
@@ -362,8 +362,8 @@ def _turn_concatenated_in_chunks(
             *tables,
             strict=True,
         )
-        for block, first, second, turned, turned_first, turned_second, c, ms, s in blocks:
-            torch.mul(block, c, out=turned)  # (first cos, second cos, the rest unchanged)
+        for chunk, first, second, turned, turned_first, turned_second, c, ms, s in chunks:
+            torch.mul(chunk, c, out=turned)  # (first cos, second cos, the rest unchanged)
             turned_first.addcmul_(second, ms)  # first cos - second sin
             turned_second.addcmul_(first, s)  # second cos + first sin
     return out.view(values.shape)
@@ -1034,7 +1034,7 @@ class RotaryEmbedding(nn.Module):
                 and values.device.type == "cpu"
                 and values.dim() >= 2
                 and values.is_contiguous()
-                and values.numel() * values.element_size() > 2 * _block_bytes()
+                and values.numel() * values.element_size() > 2 * _chunk_bytes()
             ):
                 out = _turn_concatenated_in_chunks(values, cos, minus_sin, sin, half)
                 return out if out.dtype == x.dtype else out.to(x.dtype)

@@ -209,6 +209,16 @@ def test_a_page_edit_rebuilds_dirty_and_a_code_edit_in_full(
     assert calls == [True, False, True]
 
 
+def test_make_serve_watches_everything_whose_edit_rebuilds_every_page() -> None:
+    """An edit rebuilds pages only if `mkdocs serve` notices it: every path of
+    `serve.CODE` is watched (mkdocs.yml by MkDocs itself, the rest by `watch:`)."""
+    text = (serve.ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    block = re.search(r"^watch:.*\n((?:  - .*\n)+)", text, re.MULTILINE)
+    assert block is not None
+    watched = {line.removeprefix("  - ").strip() for line in block.group(1).splitlines()}
+    assert set(serve.CODE) - {"mkdocs.yml"} <= watched, sorted(set(serve.CODE) - watched)
+
+
 def test_with_everything_installed_serve_runs_blocks_unchanged(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -67,6 +67,7 @@ _MISSING = re.compile(r"No module named '(\w+)")
 _NOT_DRAWN = re.compile(r"figure '(\w+)' has not been built yet")
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 log = logging.getLogger("mkdocs.plugins.sitegen.exec_format")
+_NOTED: set[str] = set()  # missing modules already reported in this process's log
 
 
 def serving() -> bool:
@@ -136,7 +137,13 @@ def run_block(code: str, namespace: dict[str, Any], *, html: bool, text: bool) -
         if module is None:
             raise
         namespace["_pe_missing"] = module
-        log.info("a block needs %s, which make serve did not install: showing a note", module)
+        if module not in _NOTED:  # once, not once per block (a page can have dozens)
+            _NOTED.add(module)
+            log.info(
+                "blocks that need %s, which make serve did not install, show a note in its "
+                "place (make build or make test installs everything)",
+                module,
+            )
         real_print(note(module, html=html, text=text), end="")
         return
     finally:

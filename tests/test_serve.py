@@ -219,6 +219,28 @@ def test_make_serve_watches_everything_whose_edit_rebuilds_every_page() -> None:
     assert set(serve.CODE) - {"mkdocs.yml"} <= watched, sorted(set(serve.CODE) - watched)
 
 
+def test_the_dirty_build_warning_is_said_once_as_information(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """MkDocs warns on every dirty build; under make serve that is by design, so it
+    is shown once, as INFO, saying what make serve rebuilds; other warnings pass."""
+    logger = logging.getLogger("mkdocs.commands.build.test_dirty_notice")
+    logger.propagate = True
+    notice = serve.DirtyNotice()
+    logger.addFilter(notice)
+    dirty = "A 'dirty' build is being performed, this will likely lead to inaccurate navigation"
+    with caplog.at_level(logging.INFO, logger=logger.name):
+        logger.warning(dirty)
+        logger.warning(dirty)
+        logger.warning("a real problem")
+    records = [(record.levelname, record.getMessage()) for record in caplog.records]
+    assert len(records) == 2
+    assert records[0][0] == "INFO"
+    assert "rebuilt alone (a 'dirty' build)" in records[0][1]
+    assert "benchmarks/results" in records[0][1]
+    assert records[1] == ("WARNING", "a real problem")
+
+
 def test_with_everything_installed_serve_runs_blocks_unchanged(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -23,6 +23,7 @@ Usage: ``python -m tools.serve [mkdocs serve options]``.
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,8 +99,38 @@ class Builder:
         self.known = {name: dict(getattr(autorefs, name, {})) for name in AUTOREFS_MAPS}
 
 
+class DirtyNotice(logging.Filter):
+    """Put MkDocs' warning about dirty builds as what it means under ``make serve``.
+
+    MkDocs warns on every dirty build that links and navigation may be stale;
+    here a dirty build re-renders the edited pages, and `Builder` rebuilds
+    everything after any edit that could change the others, so the warning is
+    shown once, as information, with that said.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.told = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Pass other records; the first dirty-build warning becomes INFO, later ones drop."""
+        if record.levelno != logging.WARNING or "'dirty' build" not in record.getMessage():
+            return True
+        if self.told:
+            return False
+        self.told = True
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.msg, record.args = (
+            "make serve: an edited page is rebuilt alone (a 'dirty' build), and every page "
+            "after an edit to %s",
+            (", ".join(CODE),),
+        )
+        return True
+
+
 def main(argv: list[str]) -> None:
     """Run ``mkdocs serve --dirty`` with `argv`, rebuilding in full after a code edit."""
+    logging.getLogger("mkdocs.commands.build").addFilter(DirtyNotice())
     mkdocs.commands.serve.build = Builder()  # type: ignore[attr-defined]
     cli(["serve", "--dirty", *argv])
 

@@ -298,11 +298,13 @@ _CUDA_ROWS = (
 def _cuda_rows(case: dict[str, Any]) -> list[list[object]]:
     prefill, decode = case["prefill"]["median_us"], case["decode"]["median_us"]
     copy, apply = prefill["copy of q and k"], decode["transformers apply only (cos, sin given)"]
+    gpu = case["prefill"].get("device_us")
     return [
         [
             label,
             number(prefill[name], 1),
             f"{prefill[name] / copy:.2f}×",
+            *([number(gpu[name], 1), f"{gpu[name] / gpu['copy of q and k']:.2f}×"] if gpu else []),
             number(decode[name], 1),
             f"{decode[name] / apply:.2f}×",
         ]
@@ -329,6 +331,14 @@ def cuda_setup() -> str:
             if "rounds" in first["prefill"]
             else "the rounds. "
         )
+        + (
+            "The GPU's own time per call, its kernels and copies as torch's profiler reads "
+            "them, is given beside the prefill's: back to back, a call whose host work "
+            "outlasts its kernels is timed by the host, while in a model the host runs ahead "
+            "and the GPU's time is what the call costs. "
+            if "device_us" in first["prefill"]
+            else ""
+        )
         + "The machine was lent for one session, so `make bench` does not run this again."
     )
 
@@ -336,14 +346,24 @@ def cuda_setup() -> str:
 def cuda_speed() -> str:
     """Tabulate the committed GPU run, a table per dtype."""
     data = result("rope_cuda")
-    headers = ["implementation", "prefill µs", "× a copy", "decoding µs", "× apply only"]
+    gpu = "device_us" in data["cases"][0]["prefill"]
+    headers = [
+        "implementation",
+        "prefill µs",
+        "× a copy",
+        *(["prefill, GPU µs", "× a copy's"] if gpu else []),
+        "decoding µs",
+        "× apply only",
+    ]
     parts = [
-        "“× a copy” is the prefill's time over a copy of q and k; “× apply only” the "
-        "decoding step's over transformers' `apply_rotary_pos_emb` given cos and sin."
+        "“× a copy” is the prefill's time over a copy of q and k"
+        + (", “× a copy's” the same for the GPU's own time" if gpu else "")
+        + "; “× apply only” the decoding step's time over transformers' "
+        "`apply_rotary_pos_emb` given cos and sin."
     ]
     for case in data["cases"]:
         parts.append(f"**{case['dtype']}**")
-        parts.append(table(headers, _cuda_rows(case), align="lrrrr"))
+        parts.append(table(headers, _cuda_rows(case), align="l" + "r" * (len(headers) - 1)))
     return "\n\n".join(parts)
 
 
@@ -363,7 +383,14 @@ def cuda_summary() -> str:
             + ("faster" if prefill[theirs] < prefill[ours] else "slower")
             + f" on the prefill ({number(prefill[theirs], 1)} µs against `pe`'s "
             f"{number(prefill[ours], 1)} µs eager and {number(prefill[compiled], 1)} µs "
-            "compiled)."
+            "compiled)"
+            + (
+                f"; in the GPU's own time `pe`'s eager prefill takes "
+                f"{gpu[ours] / gpu['copy of q and k']:.2f}× a copy's and "
+                f"{gpu[ours] / gpu[theirs]:.2f}× transformers compiled's."
+                if (gpu := case["prefill"].get("device_us"))
+                else "."
+            )
         )
     return " ".join(sentences)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -82,11 +83,59 @@ def test_rope_in_half_precision_keeps_the_dtype_and_rounds_once(dtype: torch.dty
         x.cpu().double().numpy(), np.arange(1000, 1300), 10000.0, "concatenated"
     )
     # Turned in float32, then rounded once to the dtype: half a unit in the last place.
-    # The three-kernel path of an accelerator gives the float32 formula's bits, rounded once.
+    # Either path of an accelerator (one Triton kernel, or three of torch's where Triton is
+    # missing) gives the float32 formula's bits, rounded once.
     assert torch.equal(out, rope.rotate(x.float(), offset=1000).to(dtype))
     error = np.abs(out.cpu().double().numpy() - expected)
     spacing = torch.finfo(dtype).eps * np.maximum(np.abs(expected), 2.0**-14)
     assert (error <= spacing + 1e-5).all()
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("fraction", [1.0, 0.5])
+def test_a_prefill_on_the_device_is_one_triton_kernel_where_that_helps(
+    layout: str, dtype: torch.dtype, fraction: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pe.nn import _kernels
+
+    launches: list[int] = []
+    launch = _kernels._launch
+
+    def counted(*args: Any, **kwargs: Any) -> torch.Tensor:
+        launches.append(1)
+        return launch(*args, **kwargs)
+
+    monkeypatch.setattr(_kernels, "_launch", counted)
+    torch.manual_seed(3)
+    rope = pe.nn.RotaryEmbedding(
+        128, base=500000.0, layout=layout, partial_rotary_factor=fraction
+    ).to(CUDA)
+    x = torch.randn(2, 4, 300, 128, device=CUDA).to(dtype)  # a prefill: over pe.nn's _FUSED
+    out = rope.rotate(x, offset=4000)
+    # Interleaved float32 pairs stay one complex product of torch's (see pe.nn._kernels).
+    kernel = _kernels.available() and not (layout == "interleaved" and dtype == torch.float32)
+    assert launches == ([1] if kernel else [])
+    assert out.dtype == dtype
+    assert out.device.type == CUDA
+    rotary = rope.rotary_dim
+    values = x.cpu().double().numpy()
+    expected = np.concatenate(
+        (
+            rope_reference(values[..., :rotary], np.arange(4000, 4300), 500000.0, layout),
+            values[..., rotary:],
+        ),
+        axis=-1,
+    )
+    error = np.abs(out.cpu().double().numpy() - expected)
+    if dtype == torch.float32:
+        assert error.max() < 5e-6
+    else:  # turned in float32 and rounded once: half a unit in the last place
+        spacing = torch.finfo(dtype).eps * np.maximum(np.abs(expected), 2.0**-14)
+        assert (error <= spacing + 1e-5).all()
+        if layout == "concatenated":  # float32 takes the same kernel: the same bits, rounded
+            assert torch.equal(out, rope.rotate(x.float(), offset=4000).to(dtype))
+    assert torch.equal(out[..., rotary:], x[..., rotary:])  # the rest passes through
 
 
 def test_rope_matches_transformers_llama_on_the_device() -> None:

@@ -1007,6 +1007,19 @@ class RotaryEmbedding(nn.Module):
         each half adds the other half times ``-sin`` or ``sin``, in place.
         """
         rotary, half = self.rotary_dim, self.rotary_dim // 2
+        if x.is_cuda and x.numel() > _FUSED and factors[0].dim() == 2:
+            # A prefill on a GPU: one kernel where Triton is installed (pe.nn._kernels).
+            from pe.nn import _kernels
+
+            interleaved = self.layout == "interleaved"
+            if _kernels.wanted(x.dtype, interleaved=interleaved):
+                if interleaved:  # (seq, half, 2): cos and sin of each pair side by side
+                    cos = sin = torch.view_as_real(factors[0])
+                else:
+                    cos, sin = factors[0][:, :half], factors[2]
+                turned = _kernels.turn(x, cos, sin, rotary, interleaved=interleaved)
+                if turned is not None:
+                    return turned
         if self.layout == "concatenated" and x.dtype != compute and _mixes_dtypes(x.device):
             # Half precision on an accelerator: the products read x as it is and work in
             # float32, and the last two write the result's dtype (one rounding): three

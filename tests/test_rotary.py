@@ -855,3 +855,25 @@ def test_a_large_input_compiled_on_the_cpu_computes_cos_and_sin_once_in_one_node
     counts = [sum(node.target is opaque for node in g.graph.nodes) for g in graphs]
     # q's rows as one node (k, under the threshold, keeps plain operations); none for a step.
     assert counts == [1, 0]
+
+
+def test_a_triton_kernel_that_cannot_run_here_warns_once_and_gives_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where Triton is installed but cannot compile or launch (no C compiler for its
+    launcher, say), the rotation warns once and keeps to torch's operations."""
+    from pe.nn import _kernels
+
+    def broken(*args: Any, **kwargs: Any) -> torch.Tensor:
+        raise RuntimeError("Failed to find C compiler")
+
+    monkeypatch.setattr(_kernels, "_launch", broken)
+    monkeypatch.setattr(_kernels, "_FAILED", [])
+    monkeypatch.setattr(_kernels, "available", lambda: True)
+    assert _kernels.wanted(torch.bfloat16, interleaved=False)
+    assert not _kernels.wanted(torch.float32, interleaved=True)  # one complex product already
+    assert not _kernels.wanted(torch.float64, interleaved=False)
+    x, cos = torch.zeros(1, 2, 4, 8), torch.zeros(4, 4)
+    with pytest.warns(RuntimeWarning, match="Failed to find C compiler.*torch's operations"):
+        assert _kernels._run(x, cos, cos, 8, interleaved=False) is None
+    assert not _kernels.wanted(torch.bfloat16, interleaved=False)  # not tried again

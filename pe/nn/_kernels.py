@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import warnings
 from typing import Any
 
 import torch
@@ -30,8 +31,11 @@ from torch import Tensor
 try:
     import triton
     import triton.language as tl
-except ImportError:  # the CPU builds of torch, or a platform Triton does not support
+except Exception:  # the CPU builds of torch, a platform Triton lacks, or a broken install
     triton = None
+
+#: Set when the kernel failed to run here (no C compiler for Triton's launcher, say).
+_FAILED: list[str] = []
 
 #: Input dtypes the kernel turns (in float32, each result rounded once to the dtype).
 DTYPES = (torch.float32, torch.bfloat16, torch.float16)
@@ -93,7 +97,12 @@ def wanted(dtype: torch.dtype, *, interleaved: bool) -> bool:
     pass there, and launched faster (Triton's launch took about 45 us of the
     host's time per call on an H200's host).
     """
-    return dtype in DTYPES and not (interleaved and dtype == torch.float32) and available()
+    return (
+        dtype in DTYPES
+        and not (interleaved and dtype == torch.float32)
+        and not _FAILED
+        and available()
+    )
 
 
 @functools.cache
@@ -129,7 +138,22 @@ def turn(x: Tensor, cos: Tensor, sin: Tensor, rotary: int, *, interleaved: bool)
         and cos.device == sin.device == x.device
     ):
         return None
-    return _launch(x, cos, sin, rotary, interleaved=interleaved)
+    return _run(x, cos, sin, rotary, interleaved=interleaved)
+
+
+def _run(x: Tensor, cos: Tensor, sin: Tensor, rotary: int, *, interleaved: bool) -> Tensor | None:
+    """`_launch`, or None (and a warning, once) where Triton cannot compile or launch here."""
+    try:
+        return _launch(x, cos, sin, rotary, interleaved=interleaved)
+    except Exception as error:  # no C compiler for Triton's launcher, say: torch's operations
+        _FAILED.append(f"{type(error).__name__}: {error}")
+        warnings.warn(
+            f"pe: RoPE's Triton kernel could not run here ({_FAILED[0][:300]}); turning "
+            "with torch's operations from now on",
+            RuntimeWarning,
+            stacklevel=6,  # _run, turn, _turn, _rotate, forward or rotate: the caller
+        )
+        return None
 
 
 def _launch(x: Tensor, cos: Tensor, sin: Tensor, rotary: int, *, interleaved: bool) -> Tensor:

@@ -125,11 +125,6 @@ _BLOCK = 1 << 16  # positions computed at once when building a table (float64 te
 _FUSED = 1 << 16  # q and k of at most this many values in all are turned as one tensor
 _RECENT = 8  # rows of recent (offset, length) requests kept: every layer of a step asks alike
 _SIGNATURES = 16  # checked input signatures (shapes, dtypes, devices) kept: a model has a few
-# Concatenated pairs on the CPU are turned a chunk of about this many bytes per intra-op
-# thread at a time (inputs over twice a chunk): the second and third passes over a chunk
-# find it in the cache the first pass left it in.
-_CHUNK_BYTES = 384 << 10
-_CHUNK_ROWS = 16  # fewest sequence rows in a chunk (each chunk reads its rows of the tables)
 
 
 def _cos_sin_of(
@@ -325,6 +320,13 @@ def _fraction_for(rotated: Any, head_dim: int) -> float:
 
 
 # --8<-- [start:chunks]
+# Concatenated pairs on the CPU are turned a chunk of about this many bytes per intra-op
+# thread at a time (inputs over twice a chunk): the second and third passes over a chunk
+# find it in the cache the first pass left it in.
+_CHUNK_BYTES = 384 << 10
+_CHUNK_ROWS = 16  # fewest sequence rows in a chunk (each chunk reads its rows of the tables)
+
+
 def _chunk_bytes() -> int:
     """Bytes of input turned at a time: `_CHUNK_BYTES` for each intra-op thread."""
     return _CHUNK_BYTES * torch.get_num_threads()

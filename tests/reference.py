@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
+import torch
+from numpy.typing import ArrayLike
 
 
 def float64_table(positions: np.ndarray, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -29,3 +31,35 @@ def mp_value(position: int, column: int, d_model: int, base: float = 10000.0) ->
         angle = mpmath.mpf(position) / divisor
         value = mpmath.sin(angle) if column % 2 == 0 else mpmath.cos(angle)
         return float(value)
+
+
+def rope_rotation(
+    x: ArrayLike | torch.Tensor,
+    positions: ArrayLike,
+    layout: str,
+    rotary_dim: int,
+    base: float = 10000.0,
+) -> np.ndarray:
+    """RoPE in float64 from the formula: pair i at position p turns by p * base**(-2i/d).
+
+    `x` is ``(..., seq, width)`` (a CPU tensor or an array); its first
+    `rotary_dim` dimensions are turned, interleaved pairs ``(2i, 2i+1)`` or
+    concatenated ones ``(i, i + rotary_dim / 2)``, and the rest pass through.
+    """
+    if isinstance(x, torch.Tensor):
+        x = x.detach().cpu().double().numpy()
+    values = np.array(x, dtype=np.float64)
+    half = rotary_dim // 2
+    theta = base ** (-2.0 * np.arange(half) / rotary_dim)
+    angles = np.asarray(positions, dtype=np.float64)[..., None] * theta
+    cos, sin = np.cos(angles), np.sin(angles)
+    if layout == "interleaved":
+        first, second = values[..., 0:rotary_dim:2], values[..., 1:rotary_dim:2]
+    else:
+        first, second = values[..., :half], values[..., half:rotary_dim]
+    turned_first, turned_second = first * cos - second * sin, first * sin + second * cos
+    if layout == "interleaved":
+        values[..., 0:rotary_dim:2], values[..., 1:rotary_dim:2] = turned_first, turned_second
+    else:
+        values[..., :half], values[..., half:rotary_dim] = turned_first, turned_second
+    return values

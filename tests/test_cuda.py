@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from reference import float64_table
+from reference import float64_table, rope_rotation
 
 import pe.nn
 from pe._table import FLOAT32_BOUND
@@ -26,22 +26,6 @@ from pe.nn.functional import sinusoidal
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
 CUDA = "cuda"
-
-
-def rope_reference(x: np.ndarray, positions: np.ndarray, base: float, layout: str) -> np.ndarray:
-    """RoPE in float64 from the formula: pair i at position p turns by p / base**(2i/d)."""
-    d = x.shape[-1]
-    angles = positions[:, None].astype(np.float64) / base ** (np.arange(0, d, 2) / d)
-    cos, sin = np.cos(angles), np.sin(angles)
-    x = x.astype(np.float64)
-    if layout == "interleaved":
-        first, second = x[..., 0::2], x[..., 1::2]
-    else:
-        first, second = x[..., : d // 2], x[..., d // 2 :]
-    turned = (first * cos - second * sin, first * sin + second * cos)
-    if layout == "interleaved":
-        return np.stack(turned, axis=-1).reshape(x.shape)
-    return np.concatenate(turned, axis=-1)
 
 
 def test_the_sinusoid_on_the_device_is_within_the_float32_bound() -> None:
@@ -66,7 +50,7 @@ def test_rope_prefill_and_a_decoding_step_on_the_device(layout: str, offset: int
         for x, out in ((q, q_out), (k, k_out)):
             assert out.device.type == CUDA
             assert out.dtype == torch.float32
-            expected = rope_reference(x.cpu().numpy(), positions, 500000.0, layout)
+            expected = rope_rotation(x.cpu().numpy(), positions, layout, 128, 500000.0)
             # Each value is a sum of two products of |x| <= ~5 and a float32 cos/sin.
             assert np.abs(out.cpu().double().numpy() - expected).max() < 5e-6
 
@@ -79,9 +63,7 @@ def test_rope_in_half_precision_keeps_the_dtype_and_rounds_once(dtype: torch.dty
     out = rope.rotate(x, offset=1000)
     assert out.dtype == dtype
     assert out.device.type == CUDA
-    expected = rope_reference(
-        x.cpu().double().numpy(), np.arange(1000, 1300), 10000.0, "concatenated"
-    )
+    expected = rope_rotation(x.cpu().double().numpy(), np.arange(1000, 1300), "concatenated", 64)
     # Turned in float32, then rounded once to the dtype: half a unit in the last place.
     # Either path of an accelerator (one Triton kernel, or three of torch's where Triton is
     # missing) gives the float32 formula's bits, rounded once.
@@ -119,14 +101,7 @@ def test_a_prefill_on_the_device_is_one_triton_kernel_where_that_helps(
     assert out.dtype == dtype
     assert out.device.type == CUDA
     rotary = rope.rotary_dim
-    values = x.cpu().double().numpy()
-    expected = np.concatenate(
-        (
-            rope_reference(values[..., :rotary], np.arange(4000, 4300), 500000.0, layout),
-            values[..., rotary:],
-        ),
-        axis=-1,
-    )
+    expected = rope_rotation(x.cpu().double(), np.arange(4000, 4300), layout, rotary, 500000.0)
     error = np.abs(out.cpu().double().numpy() - expected)
     if dtype == torch.float32:
         assert error.max() < 5e-6

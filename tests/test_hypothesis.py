@@ -22,6 +22,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import float64_table
+from reference import rope_rotation as rope_reference
 
 import pe
 import pe.nn
@@ -702,26 +703,6 @@ rotary_layouts = st.sampled_from(["interleaved", "concatenated"])
 integer_dtypes = st.sampled_from(
     [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.int64]
 )
-
-
-def rope_reference(
-    x: np.ndarray, positions: np.ndarray, layout: str, rotary_dim: int, base: float
-) -> np.ndarray:
-    """RoPE in float64, written from the formula: pair i at position p turns by p base^(-2i/d)."""
-    out = x.astype(np.float64).copy()
-    half = rotary_dim // 2
-    angles = positions.astype(np.float64)[..., None] * base ** (-2.0 * np.arange(half) / rotary_dim)
-    cos, sin = np.cos(angles), np.sin(angles)
-    index = (
-        (np.arange(0, rotary_dim, 2), np.arange(1, rotary_dim, 2))
-        if layout == "interleaved"
-        else (np.arange(half), np.arange(half, rotary_dim))
-    )
-    first, second = out[..., index[0]], out[..., index[1]]
-    out[..., index[0]] = first * cos - second * sin
-    out[..., index[1]] = first * sin + second * cos
-    result: np.ndarray = out
-    return result
 
 
 @FAST

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference import rope_rotation
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("triton") is None, reason="needs Triton (CUDA builds of torch)"
@@ -61,23 +62,6 @@ print(json.dumps(results))
 """
 
 
-def reference(x: np.ndarray, positions: np.ndarray, rotary: int, interleaved: bool) -> np.ndarray:
-    """RoPE in float64 from the formula, the first `rotary` dimensions turned."""
-    angles = positions[:, None] / 10000.0 ** (np.arange(0, rotary, 2) / rotary)
-    cos, sin = np.cos(angles), np.sin(angles)
-    part = x[..., :rotary]
-    if interleaved:
-        first, second = part[..., 0::2], part[..., 1::2]
-    else:
-        first, second = part[..., : rotary // 2], part[..., rotary // 2 :]
-    turned = (first * cos - second * sin, first * sin + second * cos)
-    if interleaved:
-        rotated = np.stack(turned, axis=-1).reshape(part.shape)
-    else:
-        rotated = np.concatenate(turned, axis=-1)
-    return np.concatenate((rotated, x[..., rotary:]), axis=-1)
-
-
 def test_the_kernel_turns_each_pair_as_the_formula_says() -> None:
     result = subprocess.run(
         [sys.executable, "-c", CHILD, json.dumps(CASES)],
@@ -98,7 +82,12 @@ def test_the_kernel_turns_each_pair_as_the_formula_says() -> None:
         assert got["dtype"] == f"torch.{dtype}"
         x, out = np.array(got["x"]), np.array(got["out"])
         assert out.shape == tuple(shape)
-        expected = reference(x, np.arange(100, 100 + shape[-2]), rotary, interleaved)
+        expected = rope_rotation(
+            x,
+            np.arange(100, 100 + shape[-2]),
+            "interleaved" if interleaved else "concatenated",
+            rotary,
+        )
         # Relative to each value: float32, a few units in its last place; float16, rounded
         # once (half a unit); bfloat16, one unit (the interpreter cuts bfloat16 down where
         # a GPU rounds it to nearest; tests/test_cuda.py checks half a unit there).

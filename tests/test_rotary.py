@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from reference import rope_rotation as reference_rotation
 
 from pe._published import by_model
 from pe.nn import RotaryEmbedding
@@ -465,28 +466,6 @@ def test_meta_tensors_give_meta_results_without_reading_values() -> None:
 
 
 # --- hostile input and the cost of a call (issue 22) ----------------------------------
-
-
-def reference_rotation(
-    x: torch.Tensor, positions: np.ndarray, layout: str, rotary_dim: int, base: float = 10000.0
-) -> np.ndarray:
-    """RoPE in float64 from the formula: pair i at position p turns by p * base**(-2i/d)."""
-    values = x.double().numpy().copy()
-    half = rotary_dim // 2
-    theta = base ** (-2.0 * np.arange(half) / rotary_dim)
-    angles = np.asarray(positions, dtype=np.float64)[..., None] * theta
-    cos, sin = np.cos(angles), np.sin(angles)
-    if layout == "interleaved":
-        first, second = values[..., 0:rotary_dim:2], values[..., 1:rotary_dim:2]
-    else:
-        first, second = values[..., :half], values[..., half:rotary_dim]
-    turned_first, turned_second = first * cos - second * sin, first * sin + second * cos
-    if layout == "interleaved":
-        values[..., 0:rotary_dim:2], values[..., 1:rotary_dim:2] = turned_first, turned_second
-    else:
-        values[..., :half], values[..., half:rotary_dim] = turned_first, turned_second
-    result: np.ndarray = values
-    return result
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,43 @@ def test_a_prefill_on_the_device_is_one_triton_kernel_where_that_helps(
     assert torch.equal(out[..., rotary:], x[..., rotary:])  # the rest passes through
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_kernel_launch_that_fails_on_the_device_warns_once_then_torch_turns_it(
+    dtype: torch.dtype, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pe.nn import _kernels
+
+    tries: list[int] = []
+
+    def broken(*args: Any, **kwargs: Any) -> torch.Tensor:
+        tries.append(1)
+        raise RuntimeError("Failed to find C compiler")
+
+    monkeypatch.setattr(_kernels, "_launch", broken)
+    monkeypatch.setattr(_kernels, "_FAILED", [])
+    monkeypatch.setattr(_kernels, "available", lambda: True)
+    torch.manual_seed(4)
+    rope = pe.nn.RotaryEmbedding(128, layout="concatenated").to(CUDA)
+    x = torch.randn(1, 8, 300, 128, device=CUDA).to(dtype)
+    with pytest.warns(RuntimeWarning, match="Failed to find C compiler") as caught:
+        first = rope.rotate(x)
+    assert len([w for w in caught if issubclass(w.category, RuntimeWarning)]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        second = rope.rotate(x)
+    assert tries == [1]  # tried once, not again
+    assert torch.equal(first, second)
+    assert first.dtype == dtype
+    assert first.device.type == CUDA
+    expected = rope_rotation(x.cpu().double(), np.arange(300), "concatenated", 128)
+    error = np.abs(first.cpu().double().numpy() - expected)
+    if dtype == torch.float32:
+        assert error.max() < 5e-6
+    else:  # torch's half-precision path also rounds once
+        spacing = torch.finfo(dtype).eps * np.maximum(np.abs(expected), 2.0**-14)
+        assert (error <= spacing + 1e-5).all()
+
+
 def test_rope_matches_transformers_llama_on_the_device() -> None:
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     torch.manual_seed(2)

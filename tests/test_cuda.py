@@ -150,6 +150,24 @@ def test_a_kernel_launch_that_fails_on_the_device_warns_once_then_torch_turns_it
         assert (error <= spacing + 1e-5).all()
 
 
+def test_pe_kernels_0_keeps_torchs_operations_on_the_device(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pe.nn import _kernels
+
+    def launched(*args: Any, **kwargs: Any) -> torch.Tensor:
+        raise AssertionError("the kernel ran under PE_KERNELS=0")
+
+    monkeypatch.setattr(_kernels, "_launch", launched)
+    monkeypatch.setenv("PE_KERNELS", "0")
+    rope = pe.nn.RotaryEmbedding(128, layout="concatenated").to(CUDA)
+    x = torch.randn(1, 8, 300, 128, device=CUDA, dtype=torch.bfloat16)
+    out = rope.rotate(x)
+    expected = rope_rotation(x.cpu().double(), np.arange(300), "concatenated", 128)
+    spacing = torch.finfo(torch.bfloat16).eps * np.maximum(np.abs(expected), 2.0**-14)
+    assert (np.abs(out.cpu().double().numpy() - expected) <= spacing + 1e-5).all()
+
+
 def test_rope_matches_transformers_llama_on_the_device() -> None:
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     torch.manual_seed(2)

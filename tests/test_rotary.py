@@ -762,6 +762,7 @@ def test_large_concatenated_inputs_turned_in_chunks_match_the_formula(
     from pe.nn import _rotary
 
     monkeypatch.setattr(_rotary, "_chunk_bytes", lambda: 2048)  # 32 rows of 16 float32 values
+    monkeypatch.setenv("PE_KERNELS", "0")  # not the C loop (tests/test_cpu_kernel.py)
     calls: list[int] = []
     chunks = _rotary._turn_concatenated_in_chunks
 

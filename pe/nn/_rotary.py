@@ -20,6 +20,7 @@ the module takes the same ``scaling`` dict as a model's ``config.json``.
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -172,6 +173,15 @@ def _mixes_dtypes(device: torch.device) -> bool:
     without vector instructions and took longer (103 against 67 ms).
     """
     return device.type != "cpu"
+
+
+def _own_kernels() -> bool:
+    """Tell whether pe's own kernels may turn a large input: not with ``PE_KERNELS=0``.
+
+    Those are the Triton kernel on a GPU (`pe.nn._kernels`) and the C loop on
+    the CPU (`pe.nn._cpu_kernel`); without them, torch's operations turn it.
+    """
+    return os.environ.get("PE_KERNELS", "").strip() != "0"
 
 
 def _compiling() -> bool:
@@ -1009,7 +1019,7 @@ class RotaryEmbedding(nn.Module):
         each half adds the other half times ``-sin`` or ``sin``, in place.
         """
         rotary, half = self.rotary_dim, self.rotary_dim // 2
-        if x.is_cuda and x.numel() > _FUSED and factors[0].dim() == 2:
+        if x.is_cuda and x.numel() > _FUSED and factors[0].dim() == 2 and _own_kernels():
             # A prefill on a GPU: one kernel where Triton is installed (pe.nn._kernels).
             from pe.nn import _kernels
 
@@ -1051,8 +1061,15 @@ class RotaryEmbedding(nn.Module):
                 and values.is_contiguous()
                 and values.numel() * values.element_size() > 2 * _chunk_bytes()
             ):
-                out = _turn_concatenated_in_chunks(values, cos, minus_sin, sin, half)
-                return out if out.dtype == x.dtype else out.to(x.dtype)
+                # One pass where a C compiler is found (pe.nn._cpu_kernel), else three.
+                from pe.nn import _cpu_kernel
+
+                turned = (
+                    _cpu_kernel.turn(values, cos, minus_sin, sin, half) if _own_kernels() else None
+                )
+                if turned is None:
+                    turned = _turn_concatenated_in_chunks(values, cos, minus_sin, sin, half)
+                return turned if turned.dtype == x.dtype else turned.to(x.dtype)
             out = values * cos  # (first cos, second cos, the rest unchanged)
             first, second = values.narrow(-1, 0, half), values.narrow(-1, half, half)
             out.narrow(-1, 0, half).addcmul_(second, minus_sin)  # first cos - second sin

@@ -13,8 +13,9 @@ Run with ``make bench`` (or ``python -m benchmarks.rope``); writes
   (rotating a (1, 32, 4096, 128) query and a (1, 8, 4096, 128) key) and one
   decoding step (a (1, 32, 1, 128) query and a (1, 8, 1, 128) key at position
   4000), ours against a bare copy of q and k (and, for the prefill, the same
-  copy into buffers written before, which shows what fresh memory costs),
-  transformers' rotary module plus
+  copy into buffers written before, which shows what fresh memory costs, and
+  our Llama layout with torch's operations only, ``PE_KERNELS=0``, as on a
+  machine with no C compiler), transformers' rotary module plus
   ``apply_rotary_pos_emb`` (eager and compiled), ``apply_rotary_pos_emb`` alone
   with cos and sin given, and lucidrains' rotary-embedding-torch. Targets: the
   prefill within 1.3x the copy (each layout eager, and the Llama layout
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -39,7 +42,7 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply
 
 from benchmarks._common import environment, write
 from pe._table import FLOAT32_BOUND
-from pe.nn import RotaryEmbedding
+from pe.nn import RotaryEmbedding, _cpu_kernel
 
 THREADS = 2
 HEAD_DIM, BASE = 128, 500000.0
@@ -204,6 +207,8 @@ class Speed(TypedDict):
     speedup_vs_transformers_eager: float
     speedup_vs_transformers_compiled: float
     compile_seconds: float
+    cpu_kernel: str
+    cpu_kernel_build_seconds: float | None
     decode: dict[str, Any]
     load_average: list[float]
     targets: dict[str, float]
@@ -216,6 +221,8 @@ COPY = "copy of q and k"
 # system's handing over (and zeroing) the fresh memory that any new result is written to.
 COPY_INTO = "copy into buffers written before"
 APPLY = "transformers apply only (cos, sin given)"
+# pe's Llama layout without its C loop (pe.nn._cpu_kernel): torch's three operations.
+TORCH_OPS = "pe eager (Llama), torch's operations only"
 LUCIDRAINS = "rotary-embedding-torch"
 
 
@@ -249,7 +256,59 @@ def lucidrains() -> Any:
     return Theirs(dim=HEAD_DIM, theta=BASE)
 
 
+def without_kernels(function: Callable[[], object]) -> Callable[[], object]:
+    """`function` run with ``PE_KERNELS=0``: as on a machine with no C compiler."""
+
+    def run() -> object:
+        before = os.environ.get("PE_KERNELS")
+        os.environ["PE_KERNELS"] = "0"
+        try:
+            return function()
+        finally:
+            if before is None:
+                del os.environ["PE_KERNELS"]
+            else:
+                os.environ["PE_KERNELS"] = before
+
+    return run
+
+
+def cpu_kernel_build_seconds() -> float | None:
+    """Build pe's C loop as a first run does, into an empty cache; None where it is not built."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["XDG_CACHE_HOME"] = folder
+        _cpu_kernel._LOADED.clear()
+        _cpu_kernel._FAILED.clear()
+        try:
+            started = time.perf_counter()
+            built = _cpu_kernel._library() is not None
+            seconds = time.perf_counter() - started
+        finally:
+            if before is None:
+                del os.environ["XDG_CACHE_HOME"]
+            else:
+                os.environ["XDG_CACHE_HOME"] = before
+    return seconds if built else None
+
+
+def cpu_kernel() -> str:
+    """Say what turned the Llama layout: pe's C loop (and its compiler), or torch's operations."""
+    if not _cpu_kernel._LOADED:
+        reason = _cpu_kernel._FAILED[0] if _cpu_kernel._FAILED else "PE_KERNELS=0"
+        return f"torch's operations ({reason})"
+    command = _cpu_kernel.compiler() or ["?"]
+    try:
+        version = subprocess.run(
+            [*command, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout.splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        version = command[0]
+    return f"pe's C loop, compiled by {version}"
+
+
 def speed() -> Speed:
+    build_seconds = cpu_kernel_build_seconds()
     torch.manual_seed(0)
     q = torch.randn(1, 32, 4096, HEAD_DIM)
     k = torch.randn(1, 8, 4096, HEAD_DIM)
@@ -285,6 +344,7 @@ def speed() -> Speed:
         COPY_INTO: lambda: (q_buffer.copy_(q), k_buffer.copy_(k)),
         PE_PREFILL[0]: lambda: ours(q, k),
         PE_PREFILL[1]: lambda: ours_interleaved(q, k),
+        TORCH_OPS: without_kernels(lambda: ours(q, k)),
         "pe compiled": lambda: compiled_ours(q, k),
         "transformers eager (module and apply)": lambda: transformers_step(q, k, position_ids),
         "transformers compiled": lambda: compiled_theirs(q, k, position_ids),
@@ -348,6 +408,8 @@ def speed() -> Speed:
         "speedup_vs_transformers_eager": median["transformers eager (module and apply)"] / ours_ms,
         "speedup_vs_transformers_compiled": median["transformers compiled"] / ours_ms,
         "compile_seconds": compile_seconds,
+        "cpu_kernel": cpu_kernel(),
+        "cpu_kernel_build_seconds": build_seconds,
         "decode": {
             "q_shape": list(q1.shape),
             "k_shape": list(k1.shape),
@@ -376,6 +438,10 @@ def main() -> None:
         print(f"prefill {name:>42}: {value:8.1f} ms")
     for name, value in timing["decode"]["median_us"].items():
         print(f"decode  {name:>42}: {value:8.1f} us")
+    print(
+        f"Llama layout turned by {timing['cpu_kernel']} "
+        f"(built in {timing['cpu_kernel_build_seconds'] or 0:.2f} s)"
+    )
     print(f"load average {timing['load_average']}")
     payload = {
         "head_dim": HEAD_DIM,

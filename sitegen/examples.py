@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import runpy
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,10 @@ def excerpt(path: str, section: str) -> str:
     start = _marker(lines, f"--8<-- [start:{section}]", path)
     end = _marker(lines, f"--8<-- [end:{section}]", path)
     body = lines[start + 1 : end]
+    if file.suffix == ".c":  # C source: the lines between the markers, as they are
+        text = textwrap.dedent("\n".join(body)).strip("\n")
+        title = f"{path} (lines {start + 2}-{end})"
+        return f'```{{ .c .no-copy title="{title}" }}\n{text}\n```\n'
     tree = ast.parse("\n".join(lines))
     owner = _enclosing_definition(tree, start + 2)
     shown: list[str] = []

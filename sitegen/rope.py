@@ -246,9 +246,11 @@ def speed_summary() -> str:
         f"{facts['copy_ms'] - facts['copy_into_ms']:.1f} ms is fresh memory: the operating "
         "system handing over and zeroing the pages that a new tensor is written to (the same "
         f"copy into buffers written before takes {facts['copy_into_ms']:.1f} ms). `pe` returns "
-        "new tensors too and pays the same; beyond that, the Llama layout's three operations "
-        "(the interleaved layout needs one) take about "
-        f"{facts['llama_ms'] - facts['copy_ms']:.1f} ms more than the copy"
+        "new tensors too and pays the same. Beyond that, its C loop for the Llama layout "
+        f"takes {facts['llama_ms'] - facts['copy_ms']:.1f} ms more than the copy; with "
+        "torch's operations only (its product and two corrections) it takes "
+        f"{facts['torch_ops_ms'] - facts['copy_ms']:.1f} ms more, "
+        f"{facts['torch_ops_ms'] / facts['copy_ms']:.2f}× the copy"
         + f". The machine's load average during the run: {facts['load_average']:.1f} "
         f"(on {facts['logical_cpus']} logical CPUs); timings on a shared machine are noisy."
     )
@@ -272,6 +274,9 @@ def bench_facts() -> dict[str, Any]:
         "copy_ms": speed["median_ms"]["copy of q and k"],
         "copy_into_ms": speed["median_ms"]["copy into buffers written before"],
         "llama_ms": speed["median_ms"]["pe eager (concatenated, Llama)"],
+        "torch_ops_ms": speed["median_ms"]["pe eager (Llama), torch's operations only"],
+        "cpu_kernel": speed["cpu_kernel"],
+        "cpu_kernel_build_seconds": speed["cpu_kernel_build_seconds"],
         "prefill_vs_copy": speed["median_ms"]["pe eager (concatenated, Llama)"]
         / speed["median_ms"]["copy of q and k"],
         "prefill_interleaved_vs_copy": speed["median_ms"]["pe eager (interleaved)"]
@@ -393,6 +398,18 @@ def cuda_summary() -> str:
             )
         )
     return " ".join(sentences)
+
+
+def cpu_kernel_summary() -> str:
+    """Say what turned the CPU run's Llama layout, and how long building the C loop took."""
+    facts = bench_facts()
+    seconds = facts["cpu_kernel_build_seconds"]
+    if seconds is None:
+        return f"In the run above, the Llama layout was turned by {facts['cpu_kernel']}."
+    return (
+        f"In the run above, the Llama layout was turned by {facts['cpu_kernel']}; building "
+        f"it into an empty cache took {seconds:.2f} s."
+    )
 
 
 def compiled_summary() -> str:

@@ -73,6 +73,7 @@ def _rope_rows(rope: dict[str, Any]) -> list[str]:
     copy, apply = "copy of q and k", "transformers apply only (cos, sin given)"
     copy_into = "copy into buffers written before"
     llama, interleaved = "pe eager (concatenated, Llama)", "pe eager (interleaved)"
+    torch_ops = "pe eager (Llama), torch's operations only"
     met = speed["met"]
     accuracy = "; ".join(
         f"{case['case']}: `pe` {case['ours_max_error']:.1e}, transformers "
@@ -88,7 +89,9 @@ def _rope_rows(rope: dict[str, Any]) -> list[str]:
         f"| RoPE cos/sin cache, float32, positions to 2^20 (head_dim {rope['head_dim']}, "
         f"base {rope['base']:g}) | largest error against mpmath: {accuracy} | `make bench` |",
         f"| RoPE prefill, CPU, q {tuple(speed['q_shape'])} and k {tuple(speed['k_shape'])} "
-        f"| `pe` {ms[llama]:.0f} ms (Llama layout) and {ms[interleaved]:.0f} ms (interleaved): "
+        f"| `pe` {ms[llama]:.0f} ms (Llama layout; torch's operations only, as without a C "
+        f"compiler: {ms[torch_ops]:.0f} ms, {ms[torch_ops] / ms[copy]:.2f}×) and "
+        f"{ms[interleaved]:.0f} ms (interleaved): "
         f"{ms[llama] / ms[copy]:.2f}× and {ms[interleaved] / ms[copy]:.2f}× a bare copy of q "
         f"and k (target {speed['targets']['prefill_vs_copy']}×), {ms[copy]:.0f} ms, of which "
         f"{ms[copy] - ms[copy_into]:.0f} ms is fresh memory (the copy into buffers written "

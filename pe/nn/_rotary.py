@@ -456,6 +456,13 @@ class RotaryEmbedding(nn.Module):
     the module is built (from `seq_len`), so a prompt processed at once and
     the same prompt decoded token by token give the same scores.
 
+    *Kernels.* A large input (a prefill) is turned in one pass by a kernel
+    of pe's own where one can run: on the CPU, concatenated float32 pairs by
+    a C loop compiled on first use with the machine's C compiler and kept in
+    ``~/.cache/pe``; on a GPU, by a Triton kernel where Triton is installed.
+    Elsewhere, or with ``PE_KERNELS=0`` in the environment, torch's
+    operations turn it.
+
     Raises
     ------
     TypeError, ValueError

@@ -8,10 +8,12 @@ process. Skipped where this machine has no C compiler.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,17 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
     monkeypatch.setattr(_cpu_kernel, "turn", recording)
     return calls
+
+
+@contextlib.contextmanager
+def torch_threads(count: int) -> Iterator[None]:
+    """Run the block with torch using `count` threads, then as many as before."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def torch_operations(rope: RotaryEmbedding, x: torch.Tensor, offset: int) -> torch.Tensor:
@@ -115,16 +128,12 @@ def test_each_thread_turns_its_own_part(
     rope = RotaryEmbedding(32, layout="concatenated")
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(6))
     expected = torch_operations(rope, x, 11)
-    threads = torch.get_num_threads()
-    try:
-        for count in (1, 3, 7):
-            torch.set_num_threads(count)
+    for count in (1, 3, 7):
+        with torch_threads(count):
             calls = counted(monkeypatch)
             got = rope.rotate(x, offset=11)
-            assert calls == [True]
-            torch.testing.assert_close(got, expected, rtol=1e-6, atol=1e-6)
-    finally:
-        torch.set_num_threads(threads)
+        assert calls == [True]
+        torch.testing.assert_close(got, expected, rtol=1e-6, atol=1e-6)
 
 
 @needs_compiler
@@ -235,9 +244,7 @@ def test_a_forked_process_turns_with_threads_of_its_own(
     monkeypatch.setattr(_cpu_kernel, "_POOL", [])
     rope = RotaryEmbedding(16, layout="concatenated")
     x = torch.randn(4, 4, 200, 16, generator=torch.Generator().manual_seed(9))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)
-    try:
+    with torch_threads(2):
         here = rope.rotate(x)
         # What the parent ran on is alive when it forks.
         assert bool(_cpu_kernel._POOL) == (parent == "Python's threads")
@@ -251,8 +258,6 @@ def test_a_forked_process_turns_with_threads_of_its_own(
         finally:
             if child.is_alive():
                 child.kill()
-    finally:
-        torch.set_num_threads(threads)
     assert child.exitcode == 0
     np.testing.assert_array_equal(there, here.numpy())
 
@@ -267,16 +272,12 @@ def test_the_parts_run_on_torchs_own_openmp_threads(
     monkeypatch.setattr(_cpu_kernel, "_POOL", [])
     rope = RotaryEmbedding(32, layout="concatenated")
     x = torch.randn(2, 6, 500, 32, generator=torch.Generator().manual_seed(10))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(3)
-    try:
+    with torch_threads(3):
         on_team = rope.rotate(x, offset=2)
         assert not _cpu_kernel._POOL  # no thread of Python's started
         monkeypatch.setattr(_cpu_kernel, "_TEAM", [(os.getpid(), None)])
         on_pool = rope.rotate(x, offset=2)
         assert _cpu_kernel._POOL
-    finally:
-        torch.set_num_threads(threads)
     assert torch.equal(on_team, on_pool)
     expected = rope_rotation(x, np.arange(2, 502), "concatenated", 32)
     np.testing.assert_allclose(on_team.double().numpy(), expected, rtol=1e-6, atol=1e-6)

@@ -40,6 +40,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from pe.nn._common import outside_stacklevel
+
 #: The C source of the loop, shipped inside the package.
 SOURCE = Path(__file__).with_name("_turn.c")
 #: Flags tried in order: for this CPU's vector instructions, then for any CPU of its kind.
@@ -226,7 +228,7 @@ def _library() -> ctypes.CDLL | None:
                     f"pe: RoPE's C loop could not be built here ({_FAILED[0][:400]}); turning "
                     "with torch's operations (set PE_KERNELS=0 to skip the attempt)",
                     RuntimeWarning,
-                    stacklevel=6,  # _library, turn, _turn, _rotate, forward or rotate: the caller
+                    stacklevel=outside_stacklevel(),  # the caller's line, however pe was called
                 )
             else:
                 _LOADED.append(library)
@@ -307,7 +309,10 @@ def _build() -> Path:
                 check=False,
             )
             if done.returncode != 0:
-                errors.append(f"{shlex.join([*command, *flags])}: {done.stderr.strip()[-300:]}")
+                said = done.stderr.strip()[-300:] or "nothing on stderr"
+                errors.append(
+                    f"{shlex.join([*command, *flags])} exited with {done.returncode}: {said}"
+                )
                 partial.unlink(missing_ok=True)
                 break  # the same flags fail anywhere: try the next flags
             os.replace(partial, library)  # whole or absent, for another process reading it

@@ -28,6 +28,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from pe.nn._common import outside_stacklevel
+
 try:
     import triton
     import triton.language as tl
@@ -151,7 +153,7 @@ def _run(x: Tensor, cos: Tensor, sin: Tensor, rotary: int, *, interleaved: bool)
             f"pe: RoPE's Triton kernel could not run here ({_FAILED[0][:300]}); turning "
             "with torch's operations from now on",
             RuntimeWarning,
-            stacklevel=6,  # _run, turn, _turn, _rotate, forward or rotate: the caller
+            stacklevel=outside_stacklevel(),  # the caller's line, however pe was called
         )
         return None
 

@@ -457,11 +457,12 @@ class RotaryEmbedding(nn.Module):
     the same prompt decoded token by token give the same scores.
 
     *Kernels.* A large input (a prefill) is turned in one pass by a kernel
-    of pe's own where one can run: on the CPU, concatenated float32 pairs by
-    a C loop compiled on first use with the machine's C compiler and kept in
-    ``~/.cache/pe``; on a GPU, by a Triton kernel where Triton is installed.
-    Elsewhere, or with ``PE_KERNELS=0`` in the environment, torch's
-    operations turn it.
+    of pe's own where one can run: on the CPU, concatenated pairs (turned in
+    float32) by a C loop compiled on first use with the machine's C compiler
+    (``$CC``, else cc, gcc or clang) and kept in ``$XDG_CACHE_HOME/pe``
+    (``~/.cache/pe``); on a GPU, by a Triton kernel where Triton is
+    installed. Elsewhere, or with ``PE_KERNELS=0`` in the environment,
+    torch's operations turn it (see the Install page).
 
     Raises
     ------

@@ -16,14 +16,16 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from pe._stack import outside_stacklevel
+
 __all__ = ["deprecated", "moved_attribute"]
 
 #: The release after which the deprecated names are removed.
 REMOVED_IN = "0.3.0"
 
 
-def deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """Warn that `old` is deprecated in favour of `new`.
+def deprecated(old: str, new: str) -> None:
+    """Warn that `old` is deprecated in favour of `new`, pointing at the user's line.
 
     Examples
     --------
@@ -37,7 +39,7 @@ def deprecated(old: str, new: str, *, stacklevel: int = 3) -> None:
     warnings.warn(
         f"{old} is deprecated and will be removed in pe {REMOVED_IN}; use {new} instead",
         DeprecationWarning,
-        stacklevel=stacklevel,
+        stacklevel=outside_stacklevel(),
     )
 
 
@@ -57,5 +59,5 @@ def moved_attribute(module: str, name: str, moved: Mapping[str, tuple[str, str, 
     if name not in moved:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
     replacement, home, attribute = moved[name]
-    deprecated(f"{module}.{name}", replacement, stacklevel=4)
+    deprecated(f"{module}.{name}", replacement)
     return getattr(importlib.import_module(home), attribute)

@@ -52,6 +52,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from pe._stack import outside_stacklevel
 from pe._validation import check_base, check_d_model, is_integer
 
 __all__ = [
@@ -167,8 +168,7 @@ def _show(value: Any) -> str:
 
 
 def _warn(message: str) -> None:
-    # stacklevel 4: the caller of rope_frequencies (or of the module built on it).
-    warnings.warn(message, UserWarning, stacklevel=4)
+    warnings.warn(message, UserWarning, stacklevel=outside_stacklevel())
 
 
 def _number(value: Any, name: str, *, minimum: float, strict: bool = False) -> float:

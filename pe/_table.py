@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 
 from pe._cache import bytes_cache
 from pe._frequencies import cached_frequencies
+from pe._stack import outside_stacklevel
 from pe._validation import (
     check_base,
     check_d_model,
@@ -469,9 +470,7 @@ class _NumpyOps:
 NUMPY: ArrayOps = _NumpyOps()
 
 
-def check_distinct(
-    table: NDArray[Any], positions: NDArray[np.int64], dtype_name: str, stacklevel: int = 3
-) -> None:
+def check_distinct(table: NDArray[Any], positions: NDArray[np.int64], dtype_name: str) -> None:
     """Warn with `PrecisionWarning` if two different positions got bit-identical rows.
 
     `table` holds the rows (any dtype: only the bytes are compared) for `positions`.
@@ -489,7 +488,7 @@ def check_distinct(
         f"{int(unique_positions[twin])} and {int(unique_positions[clash])} get identical "
         f"encodings after rounding to {dtype_name}. Use float32, or a larger d_model.",
         PrecisionWarning,
-        stacklevel=stacklevel,
+        stacklevel=outside_stacklevel(),
     )
 
 
@@ -601,6 +600,6 @@ def encode(
         fill(NUMPY, table, request, cached_frequencies(d_model, base))
         if dtype == np.float16:
             flat = np.arange(request.start, request.stop) if isinstance(request, range) else request
-            check_distinct(table, flat, str(dtype), stacklevel=4)
+            check_distinct(table, flat, str(dtype))
     result: NDArray[np.floating[Any]] = table.reshape((*shape, d_model))
     return result

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
-import sys
 from typing import Any
 
 import numpy as np
@@ -30,7 +28,6 @@ __all__ = [
     "check_positions_shape",
     "check_sequence",
     "check_move",
-    "outside_stacklevel",
     "relative_distances",
 ]
 
@@ -267,26 +264,3 @@ def check_index_range(index: Tensor, limit: int, describe: str) -> None:
                 f"positions must lie in [0, {limit}) for {describe}; got values from {low} to "
                 f"{high}"
             )
-
-
-#: Source folders of pe and torch: frames from files under them are not the user's.
-_INSIDE = tuple(
-    os.path.dirname(os.path.abspath(path)) + os.sep
-    for path in (os.path.dirname(os.path.abspath(__file__)), torch.__file__)
-)
-
-
-def outside_stacklevel() -> int:
-    """Return the `warnings.warn` stacklevel of the first frame outside pe and torch.
-
-    For a warning raised deep inside a call, that is the user's line: the same
-    whether they wrote ``rope(q, k)`` (through ``nn.Module.__call__``),
-    ``rope.forward(q, k)`` or ``rope.rotate(q)``. Call it from the function that
-    warns.
-    """
-    frame = sys._getframe(1)  # the function that warns: stacklevel 1
-    level = 1
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_INSIDE):
-        frame = frame.f_back
-        level += 1
-    return level

@@ -40,7 +40,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from pe.nn._common import outside_stacklevel
+from pe._stack import outside_stacklevel
 
 #: The C source of the loop, shipped inside the package.
 SOURCE = Path(__file__).with_name("_turn.c")
@@ -228,7 +228,7 @@ def _library() -> ctypes.CDLL | None:
                     f"pe: RoPE's C loop could not be built here ({_FAILED[0][:400]}); turning "
                     "with torch's operations (set PE_KERNELS=0 to skip the attempt)",
                     RuntimeWarning,
-                    stacklevel=outside_stacklevel(),  # the caller's line, however pe was called
+                    stacklevel=outside_stacklevel(),
                 )
             else:
                 _LOADED.append(library)

@@ -28,7 +28,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from pe.nn._common import outside_stacklevel
+from pe._stack import outside_stacklevel
 
 try:
     import triton
@@ -153,7 +153,7 @@ def _run(x: Tensor, cos: Tensor, sin: Tensor, rotary: int, *, interleaved: bool)
             f"pe: RoPE's Triton kernel could not run here ({_FAILED[0][:300]}); turning "
             "with torch's operations from now on",
             RuntimeWarning,
-            stacklevel=outside_stacklevel(),  # the caller's line, however pe was called
+            stacklevel=outside_stacklevel(),
         )
         return None
 

@@ -32,6 +32,7 @@ from torch import Tensor, nn
 from pe._deprecation import deprecated
 from pe._layout import layout_permutation
 from pe._rope import _base, _rule_of, layer_parameters, rope_frequencies
+from pe._stack import outside_stacklevel
 from pe._validation import (
     MAX_POSITION,
     check_d_model,
@@ -50,7 +51,7 @@ _LAYOUTS = ("interleaved", "concatenated")
 def _check_rotary_layout(value: Any, name: str) -> str:
     """Return the layout `value` names, accepting pe 0.1.0's ``"half"`` with a warning."""
     if isinstance(value, str) and value == "half":
-        deprecated(f"{name}='half'", f"{name}='concatenated' (the same layout)", stacklevel=4)
+        deprecated(f"{name}='half'", f"{name}='concatenated' (the same layout)")
         value = "concatenated"
     return check_layout_choice(value, name, _LAYOUTS)
 
@@ -530,7 +531,7 @@ class RotaryEmbedding(nn.Module):
                 "where dynamic NTK leaves them unscaled. Pass seq_len= the longest length the "
                 "module will serve",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=outside_stacklevel(),
             )
         frequencies = result.frequencies
         frequencies.flags.writeable = False

@@ -18,6 +18,7 @@ from torch import Tensor, nn
 from pe import _table
 from pe._cache import bytes_cache
 from pe._frequencies import cached_frequencies
+from pe._stack import outside_stacklevel
 from pe._validation import (
     MAX_POSITION,
     check_base,
@@ -197,7 +198,7 @@ def _encode(
                 if isinstance(request, range)
                 else request.cpu().numpy()
             )
-            _table.check_distinct(out.view(torch.int16).cpu().numpy(), flat, str(dtype), 5)
+            _table.check_distinct(out.view(torch.int16).cpu().numpy(), flat, str(dtype))
     return out.view(*shape, d_model)
 
 
@@ -574,7 +575,7 @@ class SinusoidalPositionalEncoding(nn.Module):
                     f"{int(twins[later])} and {later} get identical encodings after rounding "
                     f"to {dtype}. Use float32, or a larger d_model.",
                     _table.PrecisionWarning,
-                    stacklevel=3,
+                    stacklevel=outside_stacklevel(),
                 )
             return
         flat = (
@@ -583,7 +584,7 @@ class SinusoidalPositionalEncoding(nn.Module):
             else positions.reshape(-1).cpu().numpy()
         )
         rows = encoding.reshape(-1, self.d_model).to(dtype).view(torch.int16).cpu().numpy()
-        _table.check_distinct(rows, flat, str(dtype), stacklevel=4)
+        _table.check_distinct(rows, flat, str(dtype))
 
     def extra_repr(self) -> str:
         return (

@@ -25,13 +25,14 @@ Run with ``make bench`` (or ``python -m benchmarks.rope``); writes
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import subprocess
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypedDict
 
 import mpmath
@@ -256,46 +257,64 @@ def lucidrains() -> Any:
     return Theirs(dim=HEAD_DIM, theta=BASE)
 
 
+@contextlib.contextmanager
+def environment_variable(name: str, value: str) -> Iterator[None]:
+    """Run the block with `name` set to `value` in the environment, then as it was."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
+
+
 def without_kernels(function: Callable[[], object]) -> Callable[[], object]:
     """`function` run with ``PE_KERNELS=0``: as on a machine with no C compiler."""
 
     def run() -> object:
-        before = os.environ.get("PE_KERNELS")
-        os.environ["PE_KERNELS"] = "0"
-        try:
+        with environment_variable("PE_KERNELS", "0"):
             return function()
-        finally:
-            if before is None:
-                del os.environ["PE_KERNELS"]
-            else:
-                os.environ["PE_KERNELS"] = before
 
     return run
 
 
 def cpu_kernel_build_seconds() -> float | None:
     """Build pe's C loop as a first run does, into an empty cache; None where it is not built."""
-    before = os.environ.get("XDG_CACHE_HOME")
-    with tempfile.TemporaryDirectory() as folder:
-        os.environ["XDG_CACHE_HOME"] = folder
+    with tempfile.TemporaryDirectory() as folder, environment_variable("XDG_CACHE_HOME", folder):
         _cpu_kernel._LOADED.clear()
         _cpu_kernel._FAILED.clear()
-        try:
-            started = time.perf_counter()
-            built = _cpu_kernel._library() is not None
-            seconds = time.perf_counter() - started
-        finally:
-            if before is None:
-                del os.environ["XDG_CACHE_HOME"]
-            else:
-                os.environ["XDG_CACHE_HOME"] = before
+        started = time.perf_counter()
+        built = _cpu_kernel._library() is not None
+        seconds = time.perf_counter() - started
     return seconds if built else None
 
 
-def cpu_kernel() -> str:
-    """Say what turned the Llama layout: pe's C loop (and its compiler), or torch's operations."""
-    if not _cpu_kernel._LOADED:
-        reason = _cpu_kernel._FAILED[0] if _cpu_kernel._FAILED else "PE_KERNELS=0"
+def cpu_kernel(prefill: Callable[[], object]) -> str:
+    """Say what turned the Llama layout in `prefill`: pe's C loop (its compiler), or torch's."""
+    turned: list[bool] = []
+    turn = _cpu_kernel.turn
+
+    def watched(*args: Any) -> Any:
+        out = turn(*args)
+        turned.append(out is not None)
+        return out
+
+    setattr(_cpu_kernel, "turn", watched)  # noqa: B010  # mypy: a wrapper of another type
+    try:
+        prefill()
+    finally:
+        setattr(_cpu_kernel, "turn", turn)  # noqa: B010
+    if not turned or not all(turned):
+        reason = (
+            _cpu_kernel._FAILED[0]
+            if _cpu_kernel._FAILED
+            else "PE_KERNELS=0"
+            if os.environ.get("PE_KERNELS", "").strip() == "0"
+            else "the loop did not take the input"
+        )
         return f"torch's operations ({reason})"
     command = _cpu_kernel.compiler() or ["?"]
     try:
@@ -408,7 +427,7 @@ def speed() -> Speed:
         "speedup_vs_transformers_eager": median["transformers eager (module and apply)"] / ours_ms,
         "speedup_vs_transformers_compiled": median["transformers compiled"] / ours_ms,
         "compile_seconds": compile_seconds,
-        "cpu_kernel": cpu_kernel(),
+        "cpu_kernel": cpu_kernel(prefill[PE_PREFILL[0]]),
         "cpu_kernel_build_seconds": build_seconds,
         "decode": {
             "q_shape": list(q1.shape),

@@ -7,7 +7,10 @@ image and a video, and ``compute_3d_position_ids`` while decoding after it.
 transformers 5 no longer has ``apply_multimodal_rotary_pos_emb`` (the rotary
 module now picks each section's rows itself); the function of transformers 4
 is restated below in float64 from its source, as is transformers 4's
-``get_rope_index``, which continues the text after a video differently.
+``get_rope_index``, which continues the text after a video differently (pe's
+default, ``text_after_vision="max"``; transformers 5 is ``"spatial"``).
+Qwen3-VL's text rotary module (interleaved pairs) and its ``get_rope_index``
+(a video split by frame, timestamps as text) are compared the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pe.nn.functional import mrope_decode_position_ids, mrope_position_ids
 transformers = pytest.importorskip("transformers")
 qwen2_vl = pytest.importorskip("transformers.models.qwen2_vl.modeling_qwen2_vl")
 qwen2_5_vl = pytest.importorskip("transformers.models.qwen2_5_vl.modeling_qwen2_5_vl")
+qwen3_vl = pytest.importorskip("transformers.models.qwen3_vl.modeling_qwen3_vl")
 
 HEAD_DIM = 16
 SECTION = (2, 3, 3)
@@ -106,6 +110,7 @@ def test_position_ids_match_get_rope_index(
         video_grid_thw=VIDEOS,
         tokens_per_second=rate,
         second_per_grid=seconds,
+        text_after_vision="spatial",  # transformers 5's rule
     )
     np.testing.assert_array_equal(ours.position_ids, expected[:, 0].numpy())
     assert ours.delta == int(deltas[0, 0])
@@ -130,7 +135,12 @@ def test_batched_left_padded_ids_match_get_rope_index(models: dict[str, Any], na
         ids, types, images, torch.tensor(VIDEOS), attention_mask=mask
     )
     ours, our_deltas = mrope_position_ids(
-        types, images, torch.tensor(VIDEOS), attention_mask=mask, tokens_per_second=rate
+        types,
+        images,
+        torch.tensor(VIDEOS),
+        attention_mask=mask,
+        tokens_per_second=rate,
+        text_after_vision="spatial",
     )
     assert torch.equal(ours, expected)
     assert torch.equal(our_deltas, deltas)
@@ -155,7 +165,11 @@ def test_decoding_after_the_prompt_matches_compute_3d_position_ids(
         input_ids=input_ids, inputs_embeds=None, past_key_values=None, **common
     )
     ours, deltas = mrope_position_ids(
-        types, torch.tensor(IMAGES), torch.tensor(VIDEOS), tokens_per_second=rate
+        types,
+        torch.tensor(IMAGES),
+        torch.tensor(VIDEOS),
+        tokens_per_second=rate,
+        text_after_vision="spatial",
     )
     assert torch.equal(prefill, ours)
 
@@ -294,8 +308,16 @@ def test_text_after_vision_max_is_transformers_4(rate: float | None) -> None:
         text_after_vision="max",
     )
     np.testing.assert_array_equal(ours.position_ids, _transformers4_ids(TYPES, rate))
-    spatial = pe.mrope_position_ids(
+    default = pe.mrope_position_ids(
         TYPES, image_grid_thw=IMAGES, video_grid_thw=VIDEOS, tokens_per_second=rate
+    )
+    np.testing.assert_array_equal(default.position_ids, ours.position_ids)  # "max" is the default
+    spatial = pe.mrope_position_ids(
+        TYPES,
+        image_grid_thw=IMAGES,
+        video_grid_thw=VIDEOS,
+        tokens_per_second=rate,
+        text_after_vision="spatial",
     )
     # the two agree until the text after the video; 3 frames outrun its 2 x 2 tokens
     np.testing.assert_array_equal(spatial.position_ids[:, :23], ours.position_ids[:, :23])
@@ -309,6 +331,48 @@ def test_text_after_vision_max_is_transformers_4(rate: float | None) -> None:
         for rule in ("spatial", "max")
     )
     np.testing.assert_array_equal(spatial_image, max_image)
+
+
+def test_text_after_a_long_video_by_hand() -> None:
+    """The Qwen2-VL paper's rule (section 2.1), worked by hand: text resumes at the max id + 1.
+
+    Two text tokens, then a Qwen2.5-VL video of 3 frames of 2 x 2 tokens at 2
+    tokens per second and 1 s per frame (temporal steps of 2), then two text
+    tokens. The video starts at 2: frames at t = 2, 4, 6; rows and columns 2, 3.
+    "max": the text resumes at 6 + 1 = 7. "spatial": at 2 + max(2, 2) = 4, ids
+    that the video's second frame already holds.
+    """
+    types = [0, 0] + [2] * 12 + [0, 0]
+    frames = [2] * 4 + [4] * 4 + [6] * 4
+    rows = [2, 2, 3, 3] * 3
+    columns = [2, 3, 2, 3] * 3
+    expected = {
+        "max": np.array([[0, 1, *frames, 7, 8], [0, 1, *rows, 7, 8], [0, 1, *columns, 7, 8]]),
+        "spatial": np.array([[0, 1, *frames, 4, 5], [0, 1, *rows, 4, 5], [0, 1, *columns, 4, 5]]),
+    }
+    for rule, ids in expected.items():
+        ours = pe.mrope_position_ids(
+            types,
+            video_grid_thw=[(3, 4, 4)],
+            tokens_per_second=2,
+            second_per_grid=[1.0],
+            text_after_vision=rule,
+        )
+        np.testing.assert_array_equal(ours.position_ids, ids)
+        assert ours.delta == int(ids.max()) + 1 - len(types)
+        batched, deltas = mrope_position_ids(
+            torch.tensor([types]),
+            video_grid_thw=torch.tensor([[3, 4, 4]]),
+            tokens_per_second=2,
+            second_per_grid=[1.0],
+            text_after_vision=rule,
+        )
+        np.testing.assert_array_equal(batched[:, 0].numpy(), ids)
+        assert int(deltas[0, 0]) == ours.delta
+    default = pe.mrope_position_ids(
+        types, video_grid_thw=[(3, 4, 4)], tokens_per_second=2, second_per_grid=[1.0]
+    )
+    np.testing.assert_array_equal(default.position_ids, expected["max"])
 
 
 def test_text_alone_is_plain_rope() -> None:
@@ -473,6 +537,7 @@ def test_random_prompts_match_get_rope_index(
         video_grid_thw=videos or None,
         tokens_per_second=rate,
         second_per_grid=[seconds] * len(videos) if rate is not None else None,
+        text_after_vision="spatial",
     )
     np.testing.assert_array_equal(ours.position_ids, expected[:, 0].numpy())
     assert ours.delta == int(delta[0, 0])

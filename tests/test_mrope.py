@@ -16,6 +16,7 @@ Qwen3-VL's text rotary module (interleaved pairs) and its ``get_rope_index``
 from __future__ import annotations
 
 import itertools
+import re
 import types as types_module
 from typing import Any
 
@@ -543,3 +544,408 @@ def test_random_prompts_match_get_rope_index(
     assert ours.delta == int(delta[0, 0])
     text = np.asarray(types) == 0
     assert np.all(ours.position_ids[:, text] == ours.position_ids[0, text])  # 1-D on text
+
+
+# --- Qwen3-VL: interleaved pairs, videos split by frame ----------------------------------------
+
+Q3_HEAD_DIM = 32
+Q3_SECTION = (6, 5, 5)  # 16 pairs: t, h, w, t, h, w, ... over the first 15, then t
+Q3_THETA = 5e6
+# text (3) · image 1x4x6 (2x3 tokens) · text (2) · a video of 3 frames of 4x4 patches (2x2
+# tokens each), each frame after its timestamp and <vision_start> (2 text tokens) and before
+# <vision_end> (1) · text (3)
+Q3_TYPES = [0, 0, 0] + [1] * 6 + [0, 0] + ([0, 0] + [2] * 4 + [0]) * 3 + [0, 0, 0]
+Q3_VIDEOS = [[3, 4, 4]]  # one row per video, as the processor returns it
+
+
+def _qwen3_text_config() -> Any:
+    return transformers.Qwen3VLTextConfig(
+        hidden_size=64,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=Q3_HEAD_DIM,
+        num_hidden_layers=1,
+        intermediate_size=32,
+        vocab_size=64,
+        rope_parameters={
+            "rope_type": "default",
+            "mrope_section": list(Q3_SECTION),
+            "rope_theta": Q3_THETA,
+            "mrope_interleaved": True,
+        },
+    )
+
+
+def _qwen3_rope_index(types: torch.Tensor, **kwargs: Any) -> Any:
+    """transformers' Qwen3VLModel.get_rope_index, called on a stand-in that holds its settings."""
+    holder = types_module.SimpleNamespace(
+        config=types_module.SimpleNamespace(
+            vision_config=types_module.SimpleNamespace(spatial_merge_size=2)
+        )
+    )
+    holder.get_vision_position_ids = qwen3_vl.Qwen3VLModel.get_vision_position_ids.__get__(holder)
+    get_rope_index: Any = qwen3_vl.Qwen3VLModel.get_rope_index
+    return get_rope_index(
+        holder,
+        torch.zeros_like(types),
+        types,
+        torch.tensor(IMAGES * types.shape[0]),
+        torch.tensor(Q3_VIDEOS * types.shape[0]),
+        **kwargs,
+    )
+
+
+def test_interleaved_pairs_are_transformers_qwen3_vl() -> None:
+    """pe.mrope(interleaved=True)'s axis of each pair, against Qwen3-VL's recomposition."""
+    for head_dim, section in ((128, (24, 20, 20)), (Q3_HEAD_DIM, Q3_SECTION), (16, (3, 3, 2))):
+        rope = pe.mrope(head_dim, section, base=Q3_THETA, interleaved=True)
+        module = types_module.SimpleNamespace(mrope_section=list(section))
+        pairs = head_dim // 2
+        tagged = torch.arange(3.0)[:, None].expand(3, pairs).clone()  # row a holds a
+        axes = qwen3_vl.Qwen3VLTextRotaryEmbedding.recomposition_frequencies(module, tagged)
+        np.testing.assert_array_equal(rope.axis_of_pair, axes[:pairs].long().numpy())
+        assert tuple(np.bincount(rope.axis_of_pair, minlength=3)) == section
+        np.testing.assert_allclose(
+            rope.frequencies, Q3_THETA ** (-np.arange(0, head_dim, 2) / head_dim), rtol=1e-15
+        )
+    # by hand for Qwen3-VL's checkpoints: 20 turns of (t, h, w), then 4 more time pairs
+    qwen3 = pe.mrope(128, (24, 20, 20), base=Q3_THETA, interleaved=True)
+    assert qwen3.axis_of_pair.tolist() == [0, 1, 2] * 20 + [0] * 4
+    # the default arrangement is still Qwen2-VL's consecutive sections
+    assert isinstance(pe.mrope(128, (24, 20, 20)), pe.GridRope)
+
+
+@pytest.mark.parametrize(
+    ("head_dim", "section", "counts"),
+    [(16, (2, 3, 3), "(3, 3, 2)"), (32, (4, 6, 6), "(6, 5, 5)"), (32, (5, 5, 6), "(6, 5, 5)")],
+)
+def test_interleaved_sections_that_do_not_fit_are_refused(
+    head_dim: int, section: tuple[int, ...], counts: str
+) -> None:
+    # transformers would silently give height or width fewer pairs than the section asks for
+    with pytest.raises(ValueError, match=rf"gives \(time, height, width\) {re.escape(counts)}"):
+        pe.mrope(head_dim, section, interleaved=True)
+    with pytest.raises(ValueError, match="cannot be interleaved"):
+        MultimodalRotaryEmbedding(head_dim, section, interleaved=True)
+    with pytest.raises(TypeError, match="interleaved must be True or False"):
+        pe.mrope(16, (3, 3, 2), interleaved="yes")  # type: ignore[call-overload]
+
+
+def test_interleaved_angles_by_hand() -> None:
+    rope = pe.mrope(16, (3, 3, 2), base=100.0, interleaved=True)
+    positions = np.array([[7, 2, 5], [0, 1, 3]])
+    axes = [0, 1, 2, 0, 1, 2, 0, 1]
+    expected = np.array(
+        [[row[axes[i]] * 100.0 ** (-2 * i / 16) for i in range(8)] for row in positions]
+    )
+    np.testing.assert_allclose(rope.angles(positions), expected, rtol=1e-15, atol=0)
+    with pytest.raises(TypeError, match="must be a GridRope"):
+        pe.grid_rope_angles(positions, rope)  # type: ignore[arg-type]
+
+
+def test_qwen3_vl_ids_match_get_rope_index() -> None:
+    types = torch.tensor([Q3_TYPES])
+    expected, deltas = _qwen3_rope_index(types)
+    ours = pe.mrope_position_ids(
+        Q3_TYPES, image_grid_thw=IMAGES, video_grid_thw=Q3_VIDEOS, frames_separately=True
+    )
+    np.testing.assert_array_equal(ours.position_ids, expected[:, 0].numpy())
+    assert ours.delta == int(deltas[0, 0])
+    # each frame is a one-step block: its temporal id is where its run starts (the
+    # timestamps carry the time), and its rows and columns start there too
+    ids = ours.position_ids
+    for start in (13, 20, 27):  # the three runs of 4 video tokens
+        frame = ids[:, start : start + 4]
+        assert set(frame[0].tolist()) == {int(ids[0, start - 1]) + 1}
+        assert frame[1].min() == frame[2].min() == frame[0, 0]
+    # the two text rules agree on one-step blocks
+    spatial = pe.mrope_position_ids(
+        Q3_TYPES,
+        image_grid_thw=IMAGES,
+        video_grid_thw=Q3_VIDEOS,
+        frames_separately=True,
+        text_after_vision="spatial",
+    )
+    np.testing.assert_array_equal(spatial.position_ids, ids)
+    # batched and left-padded: grids in batch order, one row per video
+    padded = [0, 0, *Q3_TYPES]
+    short = [0] * 4 + [1] * 6 + [0] * 4 + [2] * 4 + [0] + [2] * 4 + [0] + [2] * 4 + [0] * 9
+    batch = torch.tensor([short, padded])
+    mask = torch.ones_like(batch)
+    mask[1, :2] = 0
+    expected, deltas = _qwen3_rope_index(batch, attention_mask=mask)
+    batched, our_deltas = mrope_position_ids(
+        batch,
+        torch.tensor(IMAGES * 2),
+        torch.tensor(Q3_VIDEOS * 2),
+        attention_mask=mask,
+        frames_separately=True,
+    )
+    assert torch.equal(batched, expected)
+    assert torch.equal(our_deltas, deltas)
+
+
+def test_frames_separately_explains_a_mismatch() -> None:
+    with pytest.raises(ValueError, match="pass frames_separately=True"):
+        pe.mrope_position_ids(Q3_TYPES, image_grid_thw=IMAGES, video_grid_thw=Q3_VIDEOS)
+    together = [0, 0] + [2] * 12 + [0]  # three frames in one run: Qwen2-VL's prompt
+    with pytest.raises(ValueError, match="every frame is a run of its own"):
+        pe.mrope_position_ids(together, video_grid_thw=Q3_VIDEOS, frames_separately=True)
+    with pytest.raises(ValueError, match="tokens_per_second is not read"):
+        pe.mrope_position_ids(
+            together, video_grid_thw=Q3_VIDEOS, frames_separately=True, tokens_per_second=2
+        )
+    with pytest.raises(ValueError, match=r"holds 1000000000 frames, more than the 15 tokens"):
+        pe.mrope_position_ids(together, video_grid_thw=[(10**9, 4, 4)], frames_separately=True)
+    with pytest.raises(TypeError, match="frames_separately must be True or False"):
+        pe.mrope_position_ids(together, frames_separately="yes")  # type: ignore[arg-type]
+
+
+def test_qwen3_vl_rotation_matches_transformers() -> None:
+    text = _qwen3_text_config()
+    ids, _ = mrope_position_ids(
+        torch.tensor([Q3_TYPES] * 2),
+        torch.tensor(IMAGES * 2),
+        torch.tensor(Q3_VIDEOS * 2),
+        frames_separately=True,
+    )
+    torch.manual_seed(0)
+    seq = len(Q3_TYPES)
+    q, k = torch.randn(2, 2, seq, Q3_HEAD_DIM), torch.randn(2, 1, seq, Q3_HEAD_DIM)
+    cos, sin = qwen3_vl.Qwen3VLTextRotaryEmbedding(text)(q, ids)
+    expected = qwen3_vl.apply_rotary_pos_emb(q, k, cos, sin)
+    whole = transformers.Qwen3VLConfig(text_config=text.to_dict()).to_dict()
+    without_key = {**whole, "text_config": {**whole["text_config"]}}
+    without_key["text_config"]["rope_parameters"] = {
+        key: value
+        for key, value in whole["text_config"]["rope_parameters"].items()
+        if key != "mrope_interleaved"
+    }
+    for config in (whole, without_key):  # the key, or Qwen3-VL's model_type alone
+        rope = MultimodalRotaryEmbedding.from_config(config)
+        assert rope.interleaved
+        assert rope.base == Q3_THETA
+        for ours, theirs in zip(rope(q, k, ids), expected, strict=True):
+            torch.testing.assert_close(ours, theirs, atol=2e-6, rtol=1e-5)
+    # ... and a float64 rotation written out from the pair -> axis map by hand
+    axes = np.array([0, 1, 2] * 5 + [0])
+    inverse = Q3_THETA ** (-np.arange(0, Q3_HEAD_DIM, 2) / Q3_HEAD_DIM)
+    angles = ids.numpy()[axes, :, :].transpose(1, 2, 0) * inverse  # (batch, seq, pairs)
+    x = q.double().numpy()
+    half = Q3_HEAD_DIM // 2
+    first, second = x[..., :half], x[..., half:]
+    cos64, sin64 = np.cos(angles)[:, None], np.sin(angles)[:, None]
+    exact = np.concatenate((first * cos64 - second * sin64, first * sin64 + second * cos64), -1)
+    np.testing.assert_allclose(rope.rotate(q, ids).double().numpy(), exact, atol=5e-7, rtol=0)
+    # Qwen2-VL's consecutive sections turn the same pairs by other ids: not Qwen3-VL
+    sectioned = MultimodalRotaryEmbedding(Q3_HEAD_DIM, Q3_SECTION, base=Q3_THETA)
+    assert not torch.allclose(sectioned.rotate(q, ids), expected[0], atol=1e-3)
+
+
+def test_from_config_refuses_an_arrangement_the_model_does_not_use() -> None:
+    qwen3 = _qwen3_text_config().to_dict()
+    qwen3["rope_parameters"] = {**qwen3["rope_parameters"], "mrope_interleaved": False}
+    with pytest.raises(ValueError, match="'qwen3_vl_text' always interleaves"):
+        MultimodalRotaryEmbedding.from_config(qwen3)
+    sections = {"mrope_section": list(SECTION), "mrope_interleaved": True}
+    qwen2 = {"model_type": "qwen2_vl", "head_dim": HEAD_DIM, "rope_scaling": sections}
+    with pytest.raises(ValueError, match="'qwen2_vl' never interleaves"):
+        MultimodalRotaryEmbedding.from_config(qwen2)
+    qwen2["rope_scaling"]["mrope_interleaved"] = "true"
+    with pytest.raises(TypeError, match=r"\['mrope_interleaved'\] must be true or false"):
+        MultimodalRotaryEmbedding.from_config(qwen2)
+    # another model type: the key decides
+    interleaved = {"mrope_section": list(Q3_SECTION), "mrope_interleaved": True}
+    other = {"head_dim": Q3_HEAD_DIM, "rope_parameters": interleaved}
+    assert MultimodalRotaryEmbedding.from_config(other).interleaved
+    other["rope_parameters"]["mrope_interleaved"] = False
+    assert not MultimodalRotaryEmbedding.from_config(other).interleaved
+
+
+# --- scaling rules in from_config -------------------------------------------------------------
+
+
+def test_yarn_matches_transformers() -> None:
+    """transformers' Qwen2-VL rotary module applies the config's rule (ROPE_INIT_FUNCTIONS)."""
+    yarn = {
+        "rope_type": "yarn",
+        "factor": 4.0,
+        "original_max_position_embeddings": 128,
+        "mrope_section": list(SECTION),
+        "rope_theta": THETA,
+    }
+    config = transformers.Qwen2VLConfig(
+        text_config=TEXT | {"rope_parameters": yarn, "max_position_embeddings": 512},
+        vision_config=VISION,
+    )
+    rotary = qwen2_vl.Qwen2VLRotaryEmbedding(config.text_config)
+    assert rotary.attention_scaling == pytest.approx(0.1 * np.log(4.0) + 1)
+    rope = MultimodalRotaryEmbedding.from_config(config.to_dict())
+    assert rope.rule == "yarn"
+    assert rope.attention_factor == pytest.approx(rotary.attention_scaling, rel=1e-12)
+    np.testing.assert_allclose(rope.frequencies, rotary.inv_freq.double().numpy(), rtol=1e-6)
+    ids, _ = mrope_position_ids(torch.tensor([TYPES]), torch.tensor(IMAGES), torch.tensor(VIDEOS))
+    torch.manual_seed(1)
+    q, k = torch.randn(1, 2, len(TYPES), HEAD_DIM), torch.randn(1, 1, len(TYPES), HEAD_DIM)
+    cos, sin = rotary(q, ids)
+    expected = qwen2_vl.apply_rotary_pos_emb(q, k, cos, sin)
+    for ours, theirs in zip(rope(q, k, ids), expected, strict=True):
+        torch.testing.assert_close(ours, theirs, atol=3e-6, rtol=1e-5)
+    # the scaled pairs turn more slowly than the default rule's: the rule is applied
+    plain = MultimodalRotaryEmbedding(HEAD_DIM, SECTION, base=THETA)
+    assert rope.frequencies[-1] < plain.frequencies[-1] / 2
+
+
+@pytest.mark.parametrize(
+    ("scaling", "message"),
+    [
+        ({"rope_type": "dynamic", "factor": 2.0}, r"\['rope_type'\] is 'dynamic'"),
+        (
+            {"type": "longrope", "short_factor": [1.0] * 8, "long_factor": [2.0] * 8},
+            r"\['type'\] is 'longrope'",
+        ),
+        ({"rope_type": "default", "partial_rotary_factor": 0.5}, "partial_rotary_factor"),
+        ({"rope_type": "yarn"}, "factor"),
+    ],
+)
+def test_rules_that_are_not_applied_are_refused(scaling: dict[str, Any], message: str) -> None:
+    config = {
+        "head_dim": HEAD_DIM,
+        "max_position_embeddings": 512,
+        "rope_scaling": scaling | {"mrope_section": list(SECTION)},
+    }
+    with pytest.raises(ValueError, match=message) as error:
+        MultimodalRotaryEmbedding.from_config(config)
+    assert "config['rope_scaling']" in str(error.value)
+
+
+# --- hostile calls ----------------------------------------------------------------------------
+
+_INTEGER_DTYPES = [
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+    torch.uint16,
+    torch.uint32,
+    torch.uint64,
+]
+
+
+def test_every_integer_dtype_is_read_by_value() -> None:
+    """uint8 indices are a mask to torch, int8 and int16 no index at all: all read as values."""
+    mrope_module = MultimodalRotaryEmbedding(HEAD_DIM, SECTION, base=THETA)
+    axial = pe.nn.AxialRotaryEmbedding((4, 6, 6))
+    ids, _ = mrope_position_ids(torch.tensor([TYPES]), torch.tensor(IMAGES), torch.tensor(VIDEOS))
+    grid = pe.nn.functional.grid_position_ids((1, 3, 4)) + 2
+    torch.manual_seed(2)
+    x = torch.randn(1, 2, len(TYPES), HEAD_DIM)
+    y = torch.randn(1, 2, 12, 16)
+    reference = mrope_module.rotate(x, ids), axial.rotate(y, grid)
+    for dtype in _INTEGER_DTYPES:
+        assert torch.equal(mrope_module.rotate(x, ids.to(dtype)), reference[0]), dtype
+        assert torch.equal(mrope_module(x, x, ids.to(dtype))[0], reference[0]), dtype
+        assert torch.equal(axial.rotate(y, grid.to(dtype)), reference[1]), dtype
+        cos, _ = axial.grid_cos_sin(grid.to(dtype))
+        assert torch.equal(cos, axial.grid_cos_sin(grid)[0]), dtype
+    huge = torch.full((3, 1, len(TYPES)), 2**63, dtype=torch.uint64)
+    with pytest.raises(ValueError, match=r"dtype torch\.uint64 hold a value of 2\*\*63"):
+        mrope_module.rotate(x, huge)
+    for bad in (ids.bool(), ids.to(torch.complex64)):
+        with pytest.raises(TypeError, match="must be a real tensor"):
+            mrope_module.rotate(x, bad)
+
+
+@pytest.mark.parametrize("rate", [1e300, 1e19, 3e9])
+def test_a_huge_tokens_per_second_is_refused(rate: float) -> None:
+    # 1e19: floor(2 * rate) overflowed int64 to -2**63; 1e300: to inf before that
+    with pytest.raises(ValueError, match="the temporal ids of video grid"):
+        pe.mrope_position_ids(
+            TYPES, image_grid_thw=IMAGES, video_grid_thw=VIDEOS, tokens_per_second=rate
+        )
+    with pytest.raises(ValueError, match="row 0: the temporal ids"):
+        mrope_position_ids(
+            torch.tensor([TYPES]),
+            torch.tensor(IMAGES),
+            torch.tensor(VIDEOS),
+            tokens_per_second=rate,
+        )
+    # one frame never reads the step: a large rate is harmless there
+    ids = pe.mrope_position_ids([0, 2, 2, 2, 2], video_grid_thw=[(1, 4, 4)], tokens_per_second=rate)
+    assert ids.position_ids.min() >= 0
+
+
+def test_decode_position_ids_refuses_what_it_cannot_hold() -> None:
+    deltas = torch.tensor([[-2], [0]])
+    for bad in (deltas.bool(), deltas.to(torch.complex64), deltas.double()):
+        with pytest.raises(TypeError, match="rope_deltas must be a \\(batch, 1\\) integer tensor"):
+            mrope_decode_position_ids(bad, 0)
+    with pytest.raises(ValueError, match=r"start \+ delta \+ count must lie in"):
+        mrope_decode_position_ids(deltas, 0, 2**40)  # refused before allocating 2**40 ids
+    with pytest.raises(ValueError, match=r"start \+ delta must lie in"):
+        mrope_decode_position_ids(torch.tensor([[2**62]]), 0)  # ids near 4.6e18 before
+    with pytest.raises(ValueError, match=r"start \+ delta must lie in"):
+        mrope_decode_position_ids(torch.tensor([[-(2**31)]]), torch.tensor([0]))
+    with pytest.raises(TypeError, match="start must be"):
+        mrope_decode_position_ids(deltas, torch.tensor([True, False]))
+    with pytest.raises(ValueError, match="count must be a non-negative integer"):
+        mrope_decode_position_ids(deltas, 0, True)
+    for dtype in _INTEGER_DTYPES:
+        values = torch.tensor([[3], [0]]).to(dtype)
+        got = mrope_decode_position_ids(values, torch.tensor([5, 6]).to(dtype), 2)
+        assert got.dtype == torch.int64
+        assert got[0].tolist() == [[8, 9], [6, 7]], dtype
+    # the numpy twin refuses the same
+    with pytest.raises(ValueError, match=r"start \+ delta \+ count must lie in"):
+        pe.mrope_decode_positions(0, 0, 2**40)
+
+
+def _qwen3_prompt(segments: list[Any]) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """Token types and grids of a Qwen3-VL prompt: a timestamp token before every frame."""
+    types: list[int] = []
+    images: list[list[int]] = []
+    videos: list[list[int]] = []
+    for segment in segments:
+        if isinstance(segment, int):
+            types += [0] * segment
+            continue
+        kind, frames, rows, columns = segment
+        if kind == 1:
+            types += [0, *[1] * (rows * columns)]
+            images.append([1, 2 * rows, 2 * columns])
+            continue
+        for _ in range(frames):
+            types += [0, *[2] * (rows * columns)]  # "<t seconds>", then the frame
+        videos.append([frames, 2 * rows, 2 * columns])
+    return types, images, videos
+
+
+@given(segments=_SEGMENTS, rule=st.sampled_from(["max", "spatial"]))
+@settings(max_examples=25, deadline=None)
+def test_random_qwen3_prompts_match_get_rope_index(segments: list[Any], rule: str) -> None:
+    types, images, videos = _qwen3_prompt(segments)
+    holder = types_module.SimpleNamespace(
+        config=types_module.SimpleNamespace(
+            vision_config=types_module.SimpleNamespace(spatial_merge_size=2)
+        )
+    )
+    holder.get_vision_position_ids = qwen3_vl.Qwen3VLModel.get_vision_position_ids.__get__(holder)
+    tensor = torch.tensor([types])
+    get_rope_index: Any = qwen3_vl.Qwen3VLModel.get_rope_index
+    expected, delta = get_rope_index(
+        holder,
+        torch.zeros_like(tensor),
+        tensor,
+        torch.tensor(images) if images else None,
+        torch.tensor(videos) if videos else None,
+    )
+    ours = pe.mrope_position_ids(
+        types,
+        image_grid_thw=images or None,
+        video_grid_thw=videos or None,
+        frames_separately=True,
+        text_after_vision=rule,  # the same ids: every block is one frame
+    )
+    np.testing.assert_array_equal(ours.position_ids, expected[:, 0].numpy())
+    assert ours.delta == int(delta[0, 0])

@@ -192,8 +192,8 @@ def mrope(
         to ``head_dim // 2`` (Qwen2-VL and Qwen2.5-VL: ``(16, 24, 24)`` for a
         head of 128; Qwen3-VL: ``(24, 20, 20)``).
     base : float, default 10000.0
-        The base $b$ (``rope_theta``; 1e6 for Qwen2-VL and Qwen2.5-VL, 5e6
-        for Qwen3-VL's checkpoints).
+        The base $b$ (``rope_theta``; 1e6 for Qwen2-VL and Qwen2.5-VL; read
+        Qwen3-VL's from its ``config.json``).
     interleaved : bool, default False
         How the pairs are shared out (the config's ``mrope_interleaved``).
         False: consecutive sections, time first (Qwen2-VL, Qwen2.5-VL).

@@ -949,3 +949,21 @@ def test_random_qwen3_prompts_match_get_rope_index(segments: list[Any], rule: st
     )
     np.testing.assert_array_equal(ours.position_ids, expected[:, 0].numpy())
     assert ours.delta == int(delta[0, 0])
+
+
+def test_a_config_without_rope_theta_takes_the_model_types_default() -> None:
+    """transformers fills a missing rope_theta with each config class's default_theta."""
+    for model_type, config_class in (
+        ("qwen2_vl_text", transformers.Qwen2VLTextConfig),
+        ("qwen2_5_vl_text", transformers.Qwen2_5_VLTextConfig),
+        ("qwen3_vl_text", transformers.Qwen3VLTextConfig),
+    ):
+        config = {
+            "model_type": model_type,
+            "head_dim": HEAD_DIM,
+            "rope_parameters": {"rope_type": "default", "mrope_section": [3, 3, 2]},
+        }
+        expected = config_class(**config).rope_parameters["rope_theta"]
+        assert MultimodalRotaryEmbedding.from_config(config).base == expected
+    plain = {"head_dim": HEAD_DIM, "rope_parameters": {"mrope_section": list(SECTION)}}
+    assert MultimodalRotaryEmbedding.from_config(plain).base == 10000.0

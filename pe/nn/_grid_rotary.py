@@ -322,6 +322,19 @@ _SECTIONED_MODELS = frozenset(
     f"{name}{suffix}" for name in ("qwen2_vl", "qwen2_5_vl") for suffix in ("", "_text")
 )
 
+# The base transformers 5.23 gives a config without ``rope_theta`` (each config class's
+# ``default_theta``; 10000 for other types, as pe's default).
+_DEFAULT_THETA = {
+    f"{name}{suffix}": theta
+    for name, theta in (
+        ("qwen2_vl", 1e6),
+        ("qwen2_5_vl", 1e6),
+        ("qwen3_vl", 5e5),
+        ("qwen3_vl_moe", 5e5),
+    )
+    for suffix in ("", "_text")
+}
+
 # Scaling rules whose frequencies do not depend on the sequence length: transformers' Qwen
 # VL rotary modules compute them once from the config (``ROPE_INIT_FUNCTIONS``), as here.
 # "dynamic" and "longrope" change with the length (``dynamic_rope_update``) and are refused.
@@ -391,9 +404,8 @@ class MultimodalRotaryEmbedding(_GridRotary):
     mrope_section : sequence of int
         Pairs per axis (temporal, height, width), summing to ``head_dim // 2``.
     base : float, optional
-        The base $b$ (``rope_theta``; 1e6 for Qwen2-VL and Qwen2.5-VL, 5e6
-        for Qwen3-VL): ``scaling['rope_theta']`` if the dict has it, else
-        this, else 10000.
+        The base $b$ (``rope_theta``; 1e6 for Qwen2-VL and Qwen2.5-VL):
+        ``scaling['rope_theta']`` if the dict has it, else this, else 10000.
     layout : {"concatenated", "interleaved"}, default "concatenated"
         Which dimensions form a pair: Hugging Face's Qwen models rotate
         halves (pairs ``(i, i + d/2)``).
@@ -514,7 +526,9 @@ class MultimodalRotaryEmbedding(_GridRotary):
         """Build the module from a Qwen2-VL, Qwen2.5-VL or Qwen3-VL ``config.json`` as a dict.
 
         Reads, at the top level or in ``text_config``: ``head_dim`` (or
-        ``hidden_size // num_attention_heads``), ``rope_theta``,
+        ``hidden_size // num_attention_heads``), ``rope_theta`` (in the rope
+        dict first, as transformers 5; without one, the model type's default
+        in transformers: 1e6 for Qwen2-VL and Qwen2.5-VL, 5e5 for Qwen3-VL),
         ``max_position_embeddings``, ``model_type``, and ``rope_scaling`` (or
         ``rope_parameters``) with its ``mrope_section``, ``mrope_interleaved``
         and rule (``rope_type``: ``default``, ``linear``, ``yarn`` or
@@ -565,11 +579,14 @@ class MultimodalRotaryEmbedding(_GridRotary):
                 raise ValueError("config needs head_dim, or hidden_size and num_attention_heads")
             head_dim = config["hidden_size"] // config["num_attention_heads"]
         interleaved = _interleaved_of(config, rope, key)
+        base = config.get("rope_theta")
+        if base is None and rope.get("rope_theta") is None:
+            base = _DEFAULT_THETA.get(str(config.get("model_type")))
         try:
             return cls(
                 head_dim,
                 rope["mrope_section"],
-                base=config.get("rope_theta"),
+                base=base,
                 interleaved=interleaved,
                 scaling=rope,
                 max_position_embeddings=config.get("max_position_embeddings"),

@@ -13,21 +13,38 @@ by the source, the compiler, its flags and the CPU. `turn` runs it on
 own OpenMP team where that runtime is found, else threads of Python's (ctypes
 lets go of the GIL during the call).
 
+Loading native code from a cache trusts whoever can write the cache, so the
+cache trusts only this user: its folder is made 0700 (under any umask) and
+refused where it is a symbolic link, another user's, or writable by others; a
+file is opened without following links and refused unless it is a regular file
+of this user's that no one else can write; its head holds the library's length
+and SHA-256, checked on the bytes read, and only those bytes are loaded (from a
+sealed memory file, `_open_in_memory`), so nothing changed or cut short after
+the check can reach the process. A damaged file is compiled again and replaced
+(written to a new name, flushed, renamed). The Install page (``docs/install.md``,
+"Kernels that pe compiles") says why the compiler stays at run time.
+
 Where there is no C compiler (or on Windows), `pe.nn.RotaryEmbedding` keeps to
 torch's operations, as it does with ``PE_KERNELS=0`` in the environment (which
-`pe.nn._rotary` reads); a compiler that fails gives one `RuntimeWarning`. Only
-`pe.nn._rotary` imports this module, once a large input needs it.
+`pe.nn._rotary` reads); a compiler that fails, or a cache that is refused, gives
+one `RuntimeWarning`. Only `pe.nn._rotary` imports this module, once a large
+input needs it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import errno
 import hashlib
 import os
 import platform
 import re
+import secrets
 import shlex
 import shutil
+import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -209,47 +226,108 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def _library() -> ctypes.CDLL | None:
-    """Return the compiled loop, built or loaded on the first call; None where it cannot be."""
+    """Return the compiled loop, built or loaded on the first call; None where it cannot be.
+
+    At most one `RuntimeWarning` per process says what went wrong (or what was
+    repaired); without a C compiler there is none, unless ``$CC`` named one.
+    """
     if _LOADED:
         return _LOADED[0]
     with _LOCK:
         if not _LOADED and not _FAILED:
+            notes: list[str] = []  # what the user should hear even where the loop loads
             try:
-                library = ctypes.CDLL(str(_build()))
-                library.pe_turn_part.argtypes = [ctypes.POINTER(_Job), ctypes.c_long]
-                library.pe_turn_part.restype = None
-                library.pe_turn_in_team.argtypes = [ctypes.POINTER(_Job), ctypes.c_void_p]
-                library.pe_turn_in_team.restype = None
+                library = _load(notes)
             except _NoCompilerError as reason:
                 _FAILED.append(str(reason))
+                if notes:
+                    _warn(f"pe: {'; '.join(notes)}, and {reason}; turning with torch's operations")
+            except _RefusedError as refusal:
+                _FAILED.append(str(refusal))
+                _warn(
+                    f"pe: RoPE's C loop was not loaded: {refusal}. Turning with torch's "
+                    f"operations; {refusal.fix}, or set PE_KERNELS=0 to skip the loop"
+                    + "".join(f" ({note})" for note in notes)
+                )
             except Exception as error:  # a compiler that fails, a library that will not load
                 _FAILED.append(f"{type(error).__name__}: {error}")
-                warnings.warn(
+                _warn(
                     f"pe: RoPE's C loop could not be built here ({_FAILED[0][:400]}); turning "
-                    "with torch's operations (set PE_KERNELS=0 to skip the attempt)",
-                    RuntimeWarning,
-                    stacklevel=outside_stacklevel(),
+                    "with torch's operations (set PE_KERNELS=0 to skip the attempt)"
+                    + "".join(f" ({note})" for note in notes)
                 )
             else:
                 _LOADED.append(library)
+                if notes:
+                    _warn(f"pe: {'; '.join(notes)}")
     return _LOADED[0] if _LOADED else None
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, RuntimeWarning, stacklevel=outside_stacklevel())
+
+
+def _load(notes: list[str]) -> ctypes.CDLL:
+    """Return the loop loaded from bytes pe compiled or checked; add to `notes` what to say."""
+    if sys.platform == "win32":
+        raise _NoCompilerError("pe does not build its C loop on Windows")
+    command, note = _compiler()
+    if note:
+        notes.append(note)
+    if command is None:
+        raise _NoCompilerError("no C compiler (cc, gcc or clang) on PATH")
+    image, note = _image(command)
+    if note:
+        notes.append(note)
+    library = _open_in_memory(image)
+    library.pe_turn_part.argtypes = [ctypes.POINTER(_Job), ctypes.c_long]
+    library.pe_turn_part.restype = None
+    library.pe_turn_in_team.argtypes = [ctypes.POINTER(_Job), ctypes.c_void_p]
+    library.pe_turn_in_team.restype = None
+    return library
 
 
 class _NoCompilerError(Exception):
     """No C compiler here (or a platform the loop is not built on): not worth a warning."""
 
 
+class _RefusedError(Exception):
+    """Something in the cache is not as pe leaves it: nothing of it is loaded.
+
+    The message says what was found; `fix` what the user can do about it.
+    """
+
+    def __init__(self, found: str, fix: str) -> None:
+        super().__init__(found)
+        self.fix = fix
+
+
 def compiler() -> list[str] | None:
     """Return the C compiler's command: ``$CC`` (split as a shell would), else cc, gcc or clang."""
+    return _compiler()[0]
+
+
+def _compiler() -> tuple[list[str] | None, str | None]:
+    """Return the C compiler's command, and a note where ``$CC`` is set but names no program.
+
+    A ``$CC`` that names no program is passed over for cc, gcc or clang (as make
+    would fail on it, pe says so instead of failing).
+    """
     given = os.environ.get("CC", "").strip()
+    note = None
     if given:
-        command = shlex.split(given)
-        return command if shutil.which(command[0]) else None
+        try:
+            command = shlex.split(given)
+        except ValueError:  # an unclosed quote
+            command = []
+        if command and shutil.which(command[0]):
+            return command, None
+        note = f"$CC is {given!r}, which names no program on PATH"
     for name in ("cc", "gcc", "clang"):
         found = shutil.which(name)
         if found:
-            return [found]
-    return None
+            return [found], note and f"{note}; using {found} instead"
+    return None, note
 
 
 def _cpu() -> str:
@@ -262,59 +340,314 @@ def _cpu() -> str:
         return f"{platform.processor()} {platform.machine()}"
 
 
-def _cache_dir() -> Path:
-    """Where compiled libraries are kept: ``$XDG_CACHE_HOME/pe``, else ``~/.cache/pe``."""
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def _cache_dir() -> Path | None:
+    """Where compiled libraries are kept: ``$XDG_CACHE_HOME/pe``, else ``~/.cache/pe``.
+
+    A relative ``$XDG_CACHE_HOME`` is ignored, as the XDG base directory
+    specification says; None where no absolute folder is known (no home).
+    """
+    root = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(root):
+        root = os.path.join(os.path.expanduser("~"), ".cache")
+        if not os.path.isabs(root):
+            return None
     return Path(root) / "pe"
 
 
-def _build() -> Path:
-    """Return the compiled loop for this CPU: from the cache, else compiled now."""
-    if sys.platform == "win32":
-        raise _NoCompilerError("pe does not build its C loop on Windows")
-    command = compiler()
-    if command is None:
-        raise _NoCompilerError("no C compiler (cc, gcc or clang) on PATH, and no $CC")
+def _image(command: list[str]) -> tuple[bytes, str | None]:
+    """Return the bytes of the compiled loop for this CPU, and a note on a repaired cache.
+
+    From the cache where its file is there and checks out, else compiled now (and
+    kept, where the cache can be written). A cache or file that is not private
+    to this user raises `_RefusedError`; a damaged file is compiled again and
+    replaced, with a note saying so.
+    """
     source = SOURCE.read_bytes()
+    folder = _cache_dir()
+    cache = _open_cache(folder) if folder is not None else None
     errors = []
-    for flags in FLAGS:
-        key = hashlib.sha256(
-            b"\0".join(
-                part.encode()
-                for part in (*command, *flags, sys.platform, platform.machine(), _cpu())
-            )
-            + b"\0"
-            + source
-        ).hexdigest()[:24]
-        name = f"rope-{key}.so"
-        for folder in (_cache_dir(), None):  # the cache, else a folder of this run's own
+    try:
+        for flags in FLAGS:
+            parts = (_FORMAT, *command, *flags, sys.platform, platform.machine(), _cpu())
+            key = hashlib.sha256(b"\0".join(part.encode() for part in parts) + b"\0" + source)
+            name = f"rope-{key.hexdigest()[:24]}.lib"
+            damage = None
+            if cache is not None and folder is not None:
+                image, damage = _read_entry(cache, name, folder / name)
+                if image is not None:
+                    return image, None
             try:
-                if folder is None:
-                    folder = Path(tempfile.mkdtemp(prefix="pe-"))
-                else:
-                    folder.mkdir(parents=True, exist_ok=True)
-                library = folder / name
-                if not library.is_file() and not os.access(folder, os.W_OK):
-                    continue
-                if library.is_file():
-                    return library
-                partial = folder / f"{name}.{os.getpid()}.{threading.get_ident()}.partial"
-            except OSError:
-                continue  # the cache cannot be written: try a folder of this run's own
-            done = subprocess.run(
-                [*command, *flags, "-o", str(partial), str(SOURCE)],
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
+                image = _compile(command, flags)
+            except _CompileError as error:
+                errors.append(str(error))
+                continue  # the same flags fail anywhere: try the next flags
+            kept = cache is not None and _store(cache, name, image)
+            if damage is None or folder is None:
+                return image, None
+            done = "compiled it again and replaced it" if kept else "compiled it again"
+            return image, f"the cached loop {folder / name} was damaged ({damage}); {done}"
+    finally:
+        if cache is not None:
+            os.close(cache)
+    raise RuntimeError("; ".join(errors))
+
+
+class _CompileError(RuntimeError):
+    """The compiler exited with an error for these flags."""
+
+
+def _compile(command: list[str], flags: tuple[str, ...]) -> bytes:
+    """Compile ``_turn.c`` in a folder private to this process; return the library's bytes.
+
+    The folder (`tempfile.TemporaryDirectory`, mode 0700) is removed however
+    the compiler ends, so nothing is left in the temporary folder.
+    """
+    with tempfile.TemporaryDirectory(prefix="pe-") as folder:
+        library = os.path.join(folder, "rope.so")
+        done = subprocess.run(
+            [*command, *flags, "-o", library, str(SOURCE)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if done.returncode != 0:
+            said = done.stderr.strip()[-300:] or "nothing on stderr"
+            raise _CompileError(
+                f"{shlex.join([*command, *flags])} exited with {done.returncode}: {said}"
             )
-            if done.returncode != 0:
-                said = done.stderr.strip()[-300:] or "nothing on stderr"
-                errors.append(
-                    f"{shlex.join([*command, *flags])} exited with {done.returncode}: {said}"
-                )
-                partial.unlink(missing_ok=True)
-                break  # the same flags fail anywhere: try the next flags
-            os.replace(partial, library)  # whole or absent, for another process reading it
-            return library
-    raise RuntimeError("; ".join(errors) or "no folder to compile into")
+        with open(library, "rb") as built:
+            return built.read()
+
+
+def _open_cache(folder: Path) -> int | None:
+    """Open the cache folder, made private (0700) where it is missing; None where it cannot be.
+
+    Returns a descriptor of the folder itself: every later step names its files
+    relative to it (``dir_fd``), so a path swapped afterwards changes nothing.
+    Raises `_RefusedError` where the folder is a symbolic link, is not this
+    user's, or can be written by others: whoever owns or can write it decides
+    what would run in this process.
+    """
+    try:
+        _make_private(folder)
+        found = os.lstat(folder)
+    except OSError:
+        return None  # no folder can be made there (a file in the way, a read-only disk)
+    if stat.S_ISLNK(found.st_mode):
+        raise _RefusedError(
+            f"the cache folder {folder} is a symbolic link",
+            "make it a folder of your own (or delete it: pe makes one, private to you)",
+        )
+    if not stat.S_ISDIR(found.st_mode):
+        return None
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        _check_private(os.fstat(descriptor), f"the cache folder {folder}")
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def _make_private(folder: Path) -> None:
+    """Make `folder` and any missing folders above it, each private to this user (0700).
+
+    The XDG base directory specification asks for 0700 where it creates a
+    folder; ``os.makedirs`` would give the folders above the last the umask's mode.
+    """
+    missing = []
+    path = folder
+    while not os.path.lexists(path) and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile: checked as any other
+            os.mkdir(path, 0o700)  # under any umask: 0700 at most
+
+
+def _check_private(found: os.stat_result, what: str) -> None:
+    """Refuse what is not this user's, or can be written by its group or by others."""
+    if found.st_uid != os.geteuid():
+        raise _RefusedError(
+            f"{what} belongs to user id {found.st_uid}, not to this process's ({os.geteuid()})",
+            "delete it, or set $XDG_CACHE_HOME to a folder of your own",
+        )
+    if found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise _RefusedError(
+            f"{what} can be written by others (mode {stat.S_IMODE(found.st_mode):o})",
+            "make it private (chmod go-w) or delete it",
+        )
+
+
+def _read_entry(cache: int, name: str, shown: Path) -> tuple[bytes | None, str | None]:
+    """Return the library a file of the cache holds, else None and what damaged it (if anything).
+
+    The file is opened without following a symbolic link, checked on the
+    descriptor (a regular file, this user's, written by no one else), read
+    whole, and its length and SHA-256 compared with those pe wrote at its head.
+    Only those bytes, already read, are ever loaded: a file changed or cut short
+    afterwards cannot reach the process.
+    """
+    try:
+        found = os.stat(name, dir_fd=cache, follow_symlinks=False)
+    except FileNotFoundError:
+        return None, None
+    if stat.S_ISLNK(found.st_mode):
+        raise _RefusedError(f"{shown} is a symbolic link", "delete it (pe writes a new one)")
+    if not stat.S_ISREG(found.st_mode):
+        raise _RefusedError(f"{shown} is not a regular file", "delete it (pe writes a new one)")
+    try:
+        descriptor = os.open(
+            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=cache
+        )
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # made a symbolic link since
+            refusal = _RefusedError(
+                f"{shown} is a symbolic link", "delete it (pe writes a new one)"
+            )
+            raise refusal from error
+        return None, f"it cannot be read ({error.strerror})"
+    try:
+        found = os.fstat(descriptor)
+        if not stat.S_ISREG(found.st_mode):
+            raise _RefusedError(f"{shown} is not a regular file", "delete it (pe writes a new one)")
+        _check_private(found, str(shown))
+        if found.st_size > _MOST_BYTES:
+            return None, f"{found.st_size} bytes, more than any library of the loop"
+        data = b""
+        while len(data) <= found.st_size:  # to the end, however long the file is by now
+            part = os.read(descriptor, found.st_size + 1 - len(data))
+            if not part:
+                break
+            data += part
+    finally:
+        os.close(descriptor)
+    return _unpack(data)
+
+
+#: Names the layout of the cache's files (and is part of their key): change it with the layout.
+_FORMAT = "pe compiled loop 1"
+#: What a file of the cache starts with: the format, then the library's SHA-256 and length.
+_MAGIC = _FORMAT.encode() + b"\n"
+_HEAD = struct.Struct(">32sQ")
+#: The most bytes a library of the loop may have (it has some tens of kilobytes).
+_MOST_BYTES = 1 << 24
+
+
+def _pack(image: bytes) -> bytes:
+    """Return a file of the cache: the library's bytes after their SHA-256 and length.
+
+    Examples
+    --------
+    >>> _unpack(_pack(b"a library"))
+    (b'a library', None)
+    >>> _unpack(_pack(b"a library")[:-2])
+    (None, "it holds 7 of the library's 9 bytes")
+    """
+    return _MAGIC + _HEAD.pack(hashlib.sha256(image).digest(), len(image)) + image
+
+
+def _unpack(data: bytes) -> tuple[bytes | None, str | None]:
+    """Return the library a file of the cache holds, or None and why the file is damaged."""
+    if not data.startswith(_MAGIC):
+        return None, "it does not start as the files pe writes do"
+    if len(data) < len(_MAGIC) + _HEAD.size:
+        return None, f"it is cut short at {len(data)} bytes"
+    digest, length = _HEAD.unpack_from(data, len(_MAGIC))
+    image = data[len(_MAGIC) + _HEAD.size :]
+    if len(image) != length:
+        return None, f"it holds {len(image)} of the library's {length} bytes"
+    if hashlib.sha256(image).digest() != digest:
+        return None, "its SHA-256 is not the one pe wrote with it"
+    return image, None
+
+
+def _store(cache: int, name: str, image: bytes) -> bool:
+    """Keep `image` in the cache as `name`, whole or not at all; tell whether it was kept.
+
+    Written to a new private file (0600, never an existing one), flushed to disk
+    (``fsync``), then renamed over `name` in one step, and the folder flushed so
+    the rename lasts too: another process sees the old file or the whole new one.
+    The new file is removed where any step fails (a folder in the way, a full disk).
+    """
+    partial = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
+    try:
+        descriptor = os.open(
+            partial,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o600,
+            dir_fd=cache,
+        )
+    except OSError:
+        return False
+    try:
+        try:
+            os.fchmod(descriptor, 0o600)  # readable by this user under any umask
+            _write_all(descriptor, _pack(image))
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.replace(partial, name, src_dir_fd=cache, dst_dir_fd=cache)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(partial, dir_fd=cache)
+        return False
+    with contextlib.suppress(OSError):
+        os.fsync(cache)
+    return True
+
+
+_MEMORY: list[int] = []  # descriptors of the loaded libraries' memory files: kept open
+
+
+def _open_in_memory(image: bytes) -> ctypes.CDLL:
+    """Load `image` from a copy no other process can change between its check and its load.
+
+    On Linux the bytes go into an anonymous memory file (``memfd_create``),
+    sealed against any later write, and are loaded through its descriptor; it
+    stays open for the life of the process (the dynamic loader knows a library
+    by its path, so the number may not name another library later). Elsewhere,
+    or where the kernel refuses to map a memory file as code, they go into a
+    new file in a new private folder, removed once loaded.
+    """
+    if hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"):
+        try:
+            return _open_memory_file(image)
+        except OSError:
+            pass  # no memory files here, or none mapped as code: a private file instead
+    with tempfile.TemporaryDirectory(prefix="pe-") as folder:
+        path = os.path.join(folder, "rope.so")
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o700)
+        try:
+            _write_all(descriptor, image)
+        finally:
+            os.close(descriptor)
+        return ctypes.CDLL(path)
+
+
+def _open_memory_file(image: bytes) -> ctypes.CDLL:
+    """Load `image` from a sealed memory file (Linux); raise OSError where that cannot be done."""
+    import fcntl
+
+    descriptor = os.memfd_create("pe-rope", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        _write_all(descriptor, image)
+        seals = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
+        fcntl.fcntl(descriptor, fcntl.F_ADD_SEALS, seals)
+        library = ctypes.CDLL(f"/proc/self/fd/{descriptor}")
+    except BaseException:
+        os.close(descriptor)
+        raise
+    _MEMORY.append(descriptor)
+    return library
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    """Write all of `data` (``os.write`` may write part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]

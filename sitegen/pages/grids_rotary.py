@@ -1,8 +1,10 @@
 """The rotary-positions-on-grids page (grids/rotary.md): presets, a mixed prompt, decoding.
 
-Every table is computed from `pe` while the site is built; `library_agreement`
-also runs transformers, diffusers and timm (loaded as the tests load it) on the
-same inputs and reports the largest difference.
+Every table is computed from `pe` while the site is built: the pair arrangements
+of Qwen2-VL and Qwen3-VL, a worked prompt, and the two rules for the text after
+a video on one prompt. `library_agreement` also runs transformers, diffusers and
+timm (loaded as the tests load it) on the same inputs and reports the largest
+difference.
 """
 
 from __future__ import annotations
@@ -33,6 +35,25 @@ PROMPT_VIDEOS = [(2, 4, 4)]  # two temporal steps of 4 x 4 patches: 2 x 2 x 2 to
 PROMPT_SECONDS = [1.0]  # Qwen2.5-VL: 2 frames per step at 2 frames per second
 
 KIND = {0: "text", 1: "image", 2: "video"}
+
+#: The prompt that shows the two rules for the text after a video: two text tokens, a
+#: Qwen2.5-VL video of 3 temporal steps of 4 x 4 patches (2 x 2 tokens each) at 2 tokens per
+#: second and 1 s per step (its temporal ids outrun its rows and columns), two text tokens.
+RULE_TYPES = [0, 0] + [2] * 12 + [0, 0]
+RULE_VIDEOS = [(3, 4, 4)]
+RULE_SECONDS = [1.0]
+RULE_RATE = 2
+#: Who uses each rule, as the page cites them.
+RULES = {
+    "max": "the Qwen2-VL paper, Qwen's code, transformers 4; pe's default",
+    "spatial": "transformers 5",
+}
+
+#: The two arrangements of M-RoPE's pairs, on the sections of Qwen2-VL and Qwen3-VL.
+ARRANGEMENTS = (
+    ("Qwen2-VL, Qwen2.5-VL", (16, 24, 24), False),
+    ("Qwen3-VL", (24, 20, 20), True),
+)
 
 
 def _axis_names(preset: pe.GridRopePreset) -> tuple[str, ...]:
@@ -85,7 +106,7 @@ def axis_wavelengths() -> str:
     return table(headers, rows, align="llrrr")
 
 
-def prompt_ids(model: str, rule: str = "spatial") -> pe.MropePositions:
+def prompt_ids(model: str, rule: str = "max") -> pe.MropePositions:
     """Return the worked prompt's ids under `model`'s settings ("qwen2-vl" or "qwen2.5-vl")."""
     preset = pe.grid_rope_presets[model]
     return pe.mrope_position_ids(
@@ -117,34 +138,125 @@ def mixed_prompt_table() -> str:
     return table(headers, rows, align="rlll")
 
 
-def decoding_table() -> str:
-    """List the delta and the first generated positions, for both models and both text rules."""
+def _describe_pairs(indices: list[int]) -> str:
+    """Write pair indices compactly: consecutive runs as a range, steps of 3 with an ellipsis."""
+    parts: list[str] = []
+    start = 0
+    while start < len(indices):
+        step = indices[start + 1] - indices[start] if start + 1 < len(indices) else 1
+        end = start
+        while end + 1 < len(indices) and indices[end + 1] - indices[end] == step:
+            end += 1
+        if end - start >= 2 and step == 1:
+            parts.append(f"{indices[start]}–{indices[end]}")
+        elif end - start >= 2:
+            parts.append(f"{indices[start]}, {indices[start + 1]}, …, {indices[end]}")
+        else:
+            end = start  # a pair or two: listed one by one
+            parts.append(str(indices[start]))
+        start = end + 1
+    return ", ".join(parts)
+
+
+def arrangement_table() -> str:
+    """Which pairs follow which axis, consecutive (Qwen2-VL) and interleaved (Qwen3-VL)."""
     rows = []
-    length = len(PROMPT_TYPES)
-    for model in ("qwen2-vl", "qwen2.5-vl"):
-        for rule, who in (("spatial", "transformers 5"), ("max", "transformers 4, Qwen")):
-            ids, delta = prompt_ids(model, rule)
-            after_video = ids[0, -2]
-            following = pe.mrope_decode_positions(delta, length, 3)[0]
+    for models, sections, interleaved in ARRANGEMENTS:
+        rope = pe.mrope(128, sections, interleaved=interleaved)
+        axes = (
+            np.repeat(np.arange(3), rope.sections)
+            if isinstance(rope, pe.GridRope)
+            else rope.axis_of_pair
+        )
+        for axis, name in enumerate(MROPE_AXES):
+            pairs = np.flatnonzero(axes == axis).tolist()
             rows.append(
                 [
-                    f"`{model}`",
-                    f'`"{rule}"` ({who})',
-                    int(after_video),
-                    int(ids.max()),
-                    delta,
-                    ", ".join(str(int(v)) for v in following),
+                    models,
+                    "interleaved" if interleaved else "consecutive",
+                    name,
+                    len(pairs),
+                    _describe_pairs(pairs),
+                    pairs[0],
+                    pairs[-1],
                 ]
             )
+    headers = ["models", "arrangement", "axis", "pairs", "which", "fastest", "slowest"]
+    return table(headers, rows, align="lllrlrr")
+
+
+def rule_ids(rule: str) -> pe.MropePositions:
+    """Return the ids of the rule prompt (text, a long video, text) under `rule`."""
+    return pe.mrope_position_ids(
+        RULE_TYPES,
+        video_grid_thw=RULE_VIDEOS,
+        tokens_per_second=RULE_RATE,
+        second_per_grid=RULE_SECONDS,
+        text_after_vision=rule,
+    )
+
+
+def _video_temporal_ids(ids: np.ndarray) -> set[int]:
+    return {int(v) for v, kind in zip(ids[0], RULE_TYPES, strict=True) if kind == 2}
+
+
+def text_rules_table() -> str:
+    """Each token of the rule prompt with its (t, h, w) ids under "max" and under "spatial"."""
+    ids = {rule: rule_ids(rule).position_ids for rule in RULES}
+    held = _video_temporal_ids(ids["spatial"])
+    after = max(index for index, kind in enumerate(RULE_TYPES) if kind == 2)
+    rows = []
+    for index, kind in enumerate(RULE_TYPES):
+        note = ""
+        if kind == 0 and index > after and int(ids["spatial"][0, index]) in held:
+            note = "a temporal id a frame of the video holds"
+        rows.append(
+            [
+                index,
+                KIND[kind],
+                ", ".join(str(int(v)) for v in ids["max"][:, index]),
+                ", ".join(str(int(v)) for v in ids["spatial"][:, index]),
+                note,
+            ]
+        )
+    headers = ["token", "kind", '`"max"` (t, h, w)', '`"spatial"` (t, h, w)', '`"spatial"`: note']
+    return table(headers, rows, align="rllll")
+
+
+def text_rules_summary() -> str:
+    """Per rule: where the text after the video starts, the delta, the generated positions."""
+    rows = []
+    length = len(RULE_TYPES)
+    for rule, who in RULES.items():
+        ids, delta = rule_ids(rule)
+        held = _video_temporal_ids(ids)
+        text_after = [
+            int(ids[0, index])
+            for index in range(length)
+            if RULE_TYPES[index] == 0 and index > RULE_TYPES.index(2)
+        ]
+        following = pe.mrope_decode_positions(delta, length, 3)[0]
+        rows.append(
+            [
+                f'`"{rule}"`',
+                who,
+                ", ".join(map(str, text_after)),
+                sum(1 for value in text_after if value in held),
+                int(ids.max()),
+                delta,
+                ", ".join(str(int(v)) for v in following),
+            ]
+        )
     headers = [
-        "model",
         "text_after_vision",
+        "used by",
         "text after the video at",
+        "of them on a frame's temporal id",
         "largest id",
         "delta",
         "generated tokens at",
     ]
-    return table(headers, rows, align="llrrrl")
+    return table(headers, rows, align="llcrrrl")
 
 
 def _rotate(vectors: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -308,7 +420,7 @@ def library_agreement() -> str:
             torch.tensor(PROMPT_VIDEOS),
             **extra,
         )
-        mine = prompt_ids(name)
+        mine = prompt_ids(name, "spatial")  # transformers 5's rule for the text after a video
         same = bool(np.array_equal(theirs[:, 0].numpy(), mine.position_ids))
         same &= int(delta[0, 0]) == mine.delta
         rows.append(
@@ -316,7 +428,7 @@ def library_agreement() -> str:
                 f"`{name}`",
                 f"transformers {metadata.version('transformers')}",
                 f"`{model_class.__name__}.get_rope_index`",
-                "ids and delta of the worked prompt",
+                'ids and delta of the worked prompt (`text_after_vision="spatial"`)',
                 "identical" if same else "DIFFERENT",
             ]
         )
@@ -324,7 +436,7 @@ def library_agreement() -> str:
     from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
 
     text_config = Qwen2VLTextConfig()  # the library's defaults: head 128, base 1e6
-    ids = torch.from_numpy(prompt_ids("qwen2-vl").position_ids)[:, None]  # (3, 1, seq)
+    ids = torch.from_numpy(prompt_ids("qwen2-vl", "spatial").position_ids)[:, None]  # (3, 1, seq)
     rotary: Any = Qwen2VLRotaryEmbedding  # typed for the whole config; it reads the text part
     theirs_cos, _ = rotary(text_config)(torch.zeros(1), ids)
     ours_cos, _ = MultimodalRotaryEmbedding.from_preset("qwen2-vl").grid_cos_sin(ids.movedim(0, -1))
@@ -337,6 +449,7 @@ def library_agreement() -> str:
             _largest(ours_cos, theirs_cos[..., : ours_cos.shape[-1]]),
         ]
     )
+    rows.extend(_qwen3_vl_agreement())
     from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLVisionRotaryEmbedding
     from transformers.vision_utils import get_vision_position_ids
 
@@ -355,3 +468,75 @@ def library_agreement() -> str:
     )
     headers = ["preset", "library", "function", "compared", "largest difference"]
     return table(headers, rows, align="llllr", formats=[None, None, None, None, "e1"])
+
+
+#: Qwen3-VL's version of the worked prompt: each video frame after a timestamp and
+#: <|vision_start|> (two text tokens) and before <|vision_end|> (one).
+QWEN3_TYPES = [0, 0] + [1] * 4 + [0] + ([0, 0] + [2] * 4 + [0]) * PROMPT_VIDEOS[0][0] + [0, 0]
+
+
+def qwen3_prompt_ids() -> pe.MropePositions:
+    """Return the ids of the Qwen3-VL prompt (the processor's grids, frames split by pe)."""
+    return pe.mrope_position_ids(
+        QWEN3_TYPES,
+        image_grid_thw=PROMPT_IMAGES,
+        video_grid_thw=PROMPT_VIDEOS,
+        frames_separately=True,
+    )
+
+
+def _qwen3_vl_agreement() -> list[list[object]]:
+    """Qwen3-VL's get_rope_index and text rotary module against pe, on `QWEN3_TYPES`."""
+    import torch
+    from transformers import Qwen3VLTextConfig
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import (
+        Qwen3VLModel,
+        Qwen3VLTextRotaryEmbedding,
+    )
+
+    from pe.nn import MultimodalRotaryEmbedding
+
+    version = f"transformers {metadata.version('transformers')}"
+    holder = types.SimpleNamespace(
+        config=types.SimpleNamespace(vision_config=types.SimpleNamespace(spatial_merge_size=2))
+    )
+    holder.get_vision_position_ids = Qwen3VLModel.get_vision_position_ids.__get__(holder)
+    types_tensor = torch.tensor([QWEN3_TYPES])
+    get_rope_index: Any = Qwen3VLModel.get_rope_index  # called on a stand-in model
+    theirs, delta = get_rope_index(
+        holder,
+        torch.zeros_like(types_tensor),
+        types_tensor,
+        torch.tensor(PROMPT_IMAGES),
+        torch.tensor(PROMPT_VIDEOS),
+    )
+    mine = qwen3_prompt_ids()
+    same = bool(np.array_equal(theirs[:, 0].numpy(), mine.position_ids))
+    same &= int(delta[0, 0]) == mine.delta
+    text_config = Qwen3VLTextConfig(
+        rope_parameters={
+            "rope_type": "default",
+            "mrope_section": [24, 20, 20],
+            "mrope_interleaved": True,
+        }
+    )  # the library's defaults otherwise: head 128, its default base
+    ids = torch.from_numpy(mine.position_ids)[:, None]
+    theirs_cos, _ = Qwen3VLTextRotaryEmbedding(text_config)(torch.zeros(1), ids)
+    rope = MultimodalRotaryEmbedding.from_config(text_config.to_dict())
+    ours_cos, _ = rope.grid_cos_sin(ids.movedim(0, -1))
+    return [
+        [
+            "Qwen3-VL",
+            version,
+            "`Qwen3VLModel.get_rope_index`",
+            "ids and delta of a prompt with an image and a 2-frame video",
+            "identical" if same else "DIFFERENT",
+        ],
+        [
+            "Qwen3-VL",
+            version,
+            "`Qwen3VLTextRotaryEmbedding` (interleaved, `mrope_section` [24, 20, 20])",
+            "cos at that prompt's ids",
+            _largest(ours_cos, theirs_cos[..., : ours_cos.shape[-1]]),
+        ],
+    ]

@@ -765,23 +765,32 @@ def test_from_config_refuses_an_arrangement_the_model_does_not_use() -> None:
 # --- scaling rules in from_config -------------------------------------------------------------
 
 
-def test_yarn_matches_transformers() -> None:
-    """transformers' Qwen2-VL rotary module applies the config's rule (ROPE_INIT_FUNCTIONS)."""
-    yarn = {
-        "rope_type": "yarn",
+_RULES = {
+    "yarn": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 128},
+    "linear": {"rope_type": "linear", "factor": 4.0},
+    "llama3": {
+        "rope_type": "llama3",
         "factor": 4.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
         "original_max_position_embeddings": 128,
-        "mrope_section": list(SECTION),
-        "rope_theta": THETA,
-    }
+    },
+}
+
+
+@pytest.mark.parametrize("rule", list(_RULES))
+def test_scaling_rules_match_transformers(rule: str) -> None:
+    """transformers' Qwen2-VL rotary module applies the config's rule (ROPE_INIT_FUNCTIONS)."""
+    parameters = _RULES[rule] | {"mrope_section": list(SECTION), "rope_theta": THETA}
     config = transformers.Qwen2VLConfig(
-        text_config=TEXT | {"rope_parameters": yarn, "max_position_embeddings": 512},
+        text_config=TEXT | {"rope_parameters": parameters, "max_position_embeddings": 512},
         vision_config=VISION,
     )
     rotary = qwen2_vl.Qwen2VLRotaryEmbedding(config.text_config)
-    assert rotary.attention_scaling == pytest.approx(0.1 * np.log(4.0) + 1)
+    if rule == "yarn":  # 0.1 ln(factor) + 1 on cos and sin
+        assert rotary.attention_scaling == pytest.approx(0.1 * np.log(4.0) + 1)
     rope = MultimodalRotaryEmbedding.from_config(config.to_dict())
-    assert rope.rule == "yarn"
+    assert rope.rule == rule
     assert rope.attention_factor == pytest.approx(rotary.attention_scaling, rel=1e-12)
     np.testing.assert_allclose(rope.frequencies, rotary.inv_freq.double().numpy(), rtol=1e-6)
     ids, _ = mrope_position_ids(torch.tensor([TYPES]), torch.tensor(IMAGES), torch.tensor(VIDEOS))

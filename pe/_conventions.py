@@ -14,14 +14,14 @@ each entry lies within one float32 rounding of the angle of the library's own
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from pe._mapping import NamedMapping
 from pe._validation import (
     MAX_D_MODEL,
     MAX_POSITION,
@@ -817,35 +817,14 @@ def _restore(origin: str, data: dict[str, Any]) -> Convention:
     return replace(conventions[origin], **data)
 
 
-class _Conventions(Mapping[str, Convention]):
-    """A read-only mapping whose missing keys say which names exist."""
-
-    def __init__(self, items: tuple[Convention, ...]) -> None:
-        self._items = MappingProxyType({c.name: c for c in items})
-
-    def __getitem__(self, name: str) -> Convention:
-        try:
-            return self._items[name]
-        except (KeyError, TypeError):
-            raise KeyError(
-                f"no convention named {name!r}; the names are {', '.join(sorted(self._items))}"
-            ) from None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __repr__(self) -> str:
-        return f"<pe.conventions: {', '.join(self._items)}>"
-
-
 #: Every named convention, by name: a read-only mapping, the one way to reach
 #: them (``pe.conventions["fairseq"]``, ``for name in pe.conventions``,
 #: ``pe.conventions.values()``). A missing name raises `KeyError` listing the
-#: names; use ``dataclasses.replace`` to derive a convention with another base.
-conventions: Mapping[str, Convention] = _Conventions(_ALL)
+#: names; copying or pickling it gives it back. Use ``dataclasses.replace`` to
+#: derive a convention with another base.
+conventions: Mapping[str, Convention] = NamedMapping(
+    {c.name: c for c in _ALL}, what="convention", home=("pe._conventions", "conventions")
+)
 
 
 def lookup(name: str | Convention) -> Convention:

@@ -20,27 +20,32 @@ __all__ = [
     "MAX_ELEMENTS",
     "MAX_POSITION",
     "check_base",
+    "check_choice",
     "check_d_model",
     "check_dtype",
     "check_flag",
     "check_length",
     "check_offset",
     "check_positions",
+    "check_real",
     "check_size",
     "is_integer",
     "to_float",
 ]
 
-#: Largest accepted ``abs(position)``. Positions are integers; beyond this the
-#: float64 angle ``position * omega`` loses more than float32 resolution.
+#: Largest accepted ``abs(position)``, and grid coordinate (an index times its
+#: scale). Beyond it the float64 angle ``position * omega`` loses more than
+#: float32 resolution.
 MAX_POSITION = 2**31 - 1
 
-#: Largest accepted width. Wider than any model by orders of magnitude; a
-#: larger value is a mistake, and would allocate gigabytes for one row.
+#: Largest accepted width (``d_model``, ``dim``, ``head_dim``, the sum of
+#: ``axes_dim``). Wider than any model by orders of magnitude; a larger value
+#: is a mistake, and would allocate gigabytes for one row.
 MAX_D_MODEL = 2**24
 
-#: Most values one call builds (8 GiB of float32). Checked before allocating,
-#: so an impossible request is a `ValueError` and not a `MemoryError`.
+#: Most values one call builds, as its result or as an array on the way (8 GiB
+#: of float32). Checked before allocating, so an impossible request is a
+#: ``ValueError`` and not a ``MemoryError``.
 MAX_ELEMENTS = 2**31
 
 _FLOAT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
@@ -73,14 +78,26 @@ def check_d_model(d_model: Any, *, name: str = "d_model") -> int:
     return value
 
 
-def check_size(shape: tuple[int, ...], *, name: str = "the result") -> None:
-    """Raise a `ValueError` before allocating more than `MAX_ELEMENTS` values of `shape`."""
+def check_size(
+    shape: tuple[int, ...], *, name: str = "the result", hint: str | None = None
+) -> None:
+    """Raise a `ValueError` before allocating more than `MAX_ELEMENTS` values of `shape`.
+
+    The one rule of `pe` for "too large to build": every function sizes its
+    result, and any large intermediate array, with it before allocating.
+    `name` says what would be built, from which arguments; `hint` what to ask
+    for instead (by default, fewer positions at a time).
+    """
     elements = math.prod(shape)
     if elements > MAX_ELEMENTS:
+        if hint is None:
+            hint = (
+                "Ask for fewer positions at a time (any start is allowed, so a long table "
+                "can be built in pieces)"
+            )
         raise ValueError(
-            f"{name} would have shape {shape}: {elements:,} values, more than the "
-            f"{MAX_ELEMENTS:,} (2**31) one call builds. Ask for fewer positions at a time "
-            "(any start is allowed, so a long table can be built in pieces)"
+            f"{name} would have shape {tuple(int(n) for n in shape)}: {elements:,} values, "
+            f"more than the {MAX_ELEMENTS:,} (2**31) one call builds. {hint}"
         )
 
 
@@ -118,6 +135,35 @@ def to_float(value: Any, *, name: str, accepted: str) -> float:
             f"{name} must be {accepted}; got an integer of {len(str(abs(int(value))))} digits, "
             "beyond what a float64 can hold"
         ) from None
+
+
+def check_real(value: Any, *, name: str, positive: bool = False) -> float:
+    """Return `value` as a ``float`` after checking it is finite and real (``> 0`` if `positive`).
+
+    Booleans, strings and complex numbers are refused with a `TypeError`; NaN,
+    infinities and integers past float64 (``10**400``) with a `ValueError`.
+    """
+    wanted = "a finite real number" + (" > 0" if positive else "")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be {wanted}; got {_describe(value)}")
+    number = to_float(value, name=name, accepted=wanted)
+    if not math.isfinite(number) or (positive and number <= 0):
+        raise ValueError(f"{name} must be {wanted}; got {value!r}")
+    return number
+
+
+def check_choice(value: Any, *, name: str, choices: tuple[str, ...]) -> str:
+    """Return `value` after checking it is one of the strings `choices`.
+
+    Anything but a string is a `TypeError` (an array would otherwise be compared
+    element by element, and a list never matches); an unknown string a `ValueError`.
+    """
+    known = ", ".join(map(repr, choices))
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {known}; got {_describe(value)}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {known}; got {value!r}")
+    return str(value)
 
 
 def check_base(base: Any, *, name: str = "base") -> float:

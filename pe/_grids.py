@@ -21,18 +21,35 @@ convention:
   sines together.
 
 Both use the same frequencies ($b$ is MAE's 10000 and timm's
-``temperature``). Angles are float64 and every value is rounded once.
+``temperature``). Angles are float64 and every value is rounded once. A
+block's values depend on one coordinate only, so each sine and cosine is
+computed once per row or column of the grid and copied to its tokens.
+
+Limits, checked before anything is built: ``dim`` at most `MAX_D_MODEL`
+(2**24), a table of at most `MAX_ELEMENTS` (2**31) values, and coordinates
+(an index times its scale) within ``±MAX_POSITION`` (2**31 - 1), the range
+of positions everywhere in `pe`.
 """
 
 from __future__ import annotations
 
-import numbers
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._validation import check_base, check_dtype, check_flag, check_size, is_integer
+from pe._validation import (
+    MAX_D_MODEL,
+    MAX_POSITION,
+    _describe,
+    check_base,
+    check_choice,
+    check_dtype,
+    check_flag,
+    check_real,
+    check_size,
+    is_integer,
+)
 
 __all__ = ["GridLayout", "grid_coordinates", "grid_sincos"]
 
@@ -40,7 +57,7 @@ GridLayout = Literal["mae", "timm"]
 _LAYOUTS = ("mae", "timm")
 
 
-def _check_grid(grid: Any) -> tuple[int, int]:
+def _check_grid(grid: Any, *, name: str = "grid") -> tuple[int, int]:
     """Return ``(height, width)`` from an integer or a pair of positive integers."""
     sizes = (grid, grid) if is_integer(grid) else grid
     if (
@@ -49,27 +66,118 @@ def _check_grid(grid: Any) -> tuple[int, int]:
         or not all(is_integer(size) for size in sizes)
     ):
         raise TypeError(
-            f"grid must be a positive integer or a (height, width) pair of them; got {grid!r}"
+            f"{name} must be a positive integer or a (height, width) pair of them; "
+            f"got {_describe(grid)}"
         )
     height, width = int(sizes[0]), int(sizes[1])
     if height < 1 or width < 1:
-        raise ValueError(f"grid sizes must be positive integers; got {(height, width)}")
+        raise ValueError(
+            f"{name} must be a positive integer or a (height, width) pair of them; "
+            f"got {(height, width)}"
+        )
     return height, width
 
 
 def _check_scale(scale: Any) -> tuple[float, float]:
     """Return per-axis ``(row, column)`` scales from a positive number or a pair."""
     pair = scale if isinstance(scale, (tuple, list)) else (scale, scale)
-    if len(pair) != 2 or not all(
-        isinstance(s, numbers.Real) and not isinstance(s, (bool, np.bool_)) for s in pair
-    ):
+    if len(pair) != 2:
         raise TypeError(
-            f"scale must be a positive real number or a (row, column) pair of them; got {scale!r}"
+            f"scale must be a positive real number or a (row, column) pair of them; "
+            f"got {_describe(scale)}"
         )
-    values = float(pair[0]), float(pair[1])
-    if not all(np.isfinite(v) and v > 0 for v in values):
-        raise ValueError(f"scale must be finite and positive; got {scale!r}")
-    return values
+    return (
+        check_real(pair[0], name="scale", positive=True),
+        check_real(pair[1], name="scale", positive=True),
+    )
+
+
+def _check_coordinates(
+    grid: tuple[int, int], scales: tuple[float, float], cells: tuple[int, ...]
+) -> None:
+    """Refuse a grid whose last row or column lies beyond ``MAX_POSITION``, before building."""
+    check_size(
+        cells,
+        name=f"the coordinates of grid {grid} (a row and a column per token)",
+        hint="Ask for a smaller grid",
+    )
+    last = (grid[0] - 1, grid[1] - 1)
+    if max(last[0] * scales[0], last[1] * scales[1]) > MAX_POSITION:  # inf past float64
+        raise ValueError(
+            f"scale times the last row and column index must be at most {MAX_POSITION} "
+            f"(2**31 - 1, the largest position); got scale {scales} for grid {grid}, whose "
+            f"last row and column indices are {last}"
+        )
+
+
+def _check_dim(dim: Any) -> int:
+    if not is_integer(dim):
+        raise TypeError(f"dim must be a positive multiple of 4; got {_describe(dim)}")
+    value = int(dim)
+    if value < 4 or value % 4:
+        raise ValueError(
+            f"dim must be a positive multiple of 4 (sin and cos of two axes); got {value}"
+        )
+    if value > MAX_D_MODEL:
+        raise ValueError(f"dim must be at most {MAX_D_MODEL:,} (2**24); got {value:,}")
+    return value
+
+
+class _Table(NamedTuple):
+    """The checked settings of `grid_sincos`."""
+
+    grid: tuple[int, int]
+    dim: int
+    layout: str
+    base: float
+    scales: tuple[float, float]
+    class_token: bool
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.grid[0] * self.grid[1] + self.class_token, self.dim)
+
+
+def _check_table(
+    grid: Any, dim: Any, layout: Any, base: Any, scale: Any, class_token: Any
+) -> _Table:
+    """Check every setting of `grid_sincos` and the size of its table; allocate nothing."""
+    settings = _Table(
+        _check_grid(grid),
+        _check_dim(dim),
+        check_choice(layout, name="layout", choices=_LAYOUTS),
+        check_base(base),
+        _check_scale(scale),
+        check_flag(class_token, name="class_token"),
+    )
+    check_size(
+        settings.shape,
+        name=f"the table of grid {settings.grid} with dim {settings.dim}",
+        hint="Ask for a smaller grid or dim",
+    )
+    _check_coordinates(settings.grid, settings.scales, (2, settings.grid[0] * settings.grid[1]))
+    return settings
+
+
+def _build(settings: _Table, dtype: np.dtype[Any]) -> NDArray[np.floating[Any]]:
+    """Build the table of checked `settings`: each sine and cosine once per row or column."""
+    (height, width), dim, layout, base, scales, class_token = settings
+    quarter = dim // 4
+    omega = np.power(base, -np.arange(quarter, dtype=np.float64) / quarter)
+    y = (np.arange(height, dtype=np.float64) * scales[0])[:, np.newaxis] * omega  # float64 angles
+    x = (np.arange(width, dtype=np.float64) * scales[1])[:, np.newaxis] * omega
+    table = np.zeros(settings.shape, dtype)
+    grid = table[int(class_token) :].reshape(height, width, dim)
+    # Each block: (angles, function), with a row's angles broadcast over its columns.
+    row_y, column_x = y[:, np.newaxis, :], x[np.newaxis, :, :]
+    blocks = (
+        ((column_x, np.sin), (column_x, np.cos), (row_y, np.sin), (row_y, np.cos))
+        if layout == "mae"
+        else ((row_y, np.sin), (column_x, np.sin), (row_y, np.cos), (column_x, np.cos))
+    )
+    for index, (angles, function) in enumerate(blocks):
+        grid[..., index * quarter : (index + 1) * quarter] = function(angles)  # rounded once
+    return table
 
 
 def grid_coordinates(
@@ -95,7 +203,8 @@ def grid_coordinates(
     Raises
     ------
     TypeError, ValueError
-        If `grid` or `scale` is not as described.
+        If `grid` or `scale` is not as described, the two arrays would hold
+        more than 2**31 values, or a coordinate would lie beyond ``2**31 - 1``.
 
     Examples
     --------
@@ -106,8 +215,9 @@ def grid_coordinates(
     """
     height, width = _check_grid(grid)
     row_scale, column_scale = _check_scale(scale)
-    rows = np.repeat(np.arange(height, dtype=np.float64), width) * row_scale
-    columns = np.tile(np.arange(width, dtype=np.float64), height) * column_scale
+    _check_coordinates((height, width), (row_scale, column_scale), (2, height * width))
+    rows = np.repeat(np.arange(height, dtype=np.float64) * row_scale, width)
+    columns = np.tile(np.arange(width, dtype=np.float64) * column_scale, height)
     return rows, columns
 
 
@@ -128,7 +238,8 @@ def grid_sincos(
     grid : int or (int, int)
         ``n`` for an ``n x n`` grid of patches, or ``(height, width)``.
     dim : int
-        Width of each token's embedding; a positive multiple of 4.
+        Width of each token's embedding; a positive multiple of 4, at most
+        2**24.
     layout : {"mae", "timm"}, default "mae"
         ``"mae"``: ``[sin x | cos x | sin y | cos y]`` (MAE, diffusers);
         ``"timm"``: ``[sin y | sin x | cos y | cos x]`` (timm's defaults).
@@ -137,6 +248,7 @@ def grid_sincos(
     scale : float or (float, float), default 1.0
         Multiplies the row and column indices before the sinusoid (see
         `grid_coordinates`); diffusers' ``base_size / n / interpolation_scale``.
+        Every coordinate must stay within ``2**31 - 1``.
     class_token : bool, default False
         Prepend one all-zero row for a class token, as MAE does.
     dtype : numpy dtype, default numpy.float32
@@ -151,10 +263,12 @@ def grid_sincos(
     Raises
     ------
     TypeError
-        If `grid`, `dim`, `scale`, `class_token` or `dtype` has the wrong type.
+        If `grid`, `dim`, `layout`, `scale`, `class_token` or `dtype` has the
+        wrong type.
     ValueError
         If `dim` is not a positive multiple of 4, `layout` is unknown, or a
-        size, `base` or `scale` is out of range.
+        size, `base` or `scale` is out of range (the table may hold at most
+        2**31 values).
 
     Examples
     --------
@@ -170,28 +284,5 @@ def grid_sincos(
     >>> pe.grid_sincos((2, 3), 4, layout="timm")[3].round(4)  # (1, 0): [sin y, sin x, cos y, cos x]
     array([0.8415, 0.    , 0.5403, 1.    ], dtype=float32)
     """
-    if not is_integer(dim):
-        raise TypeError(f"dim must be a positive multiple of 4; got {dim!r}")
-    if int(dim) < 4 or int(dim) % 4:
-        raise ValueError(
-            f"dim must be a positive multiple of 4 (sin and cos of two axes); got {int(dim)}"
-        )
-    if layout not in _LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(map(repr, _LAYOUTS))}; got {layout!r}")
-    base = check_base(base)
-    with_class = check_flag(class_token, name="class_token")
-    out_dtype = check_dtype(dtype)
-    rows, columns = grid_coordinates(grid, scale=scale)
-    check_size((rows.size + with_class, int(dim)), name="the table")
-    quarter = int(dim) // 4
-    omega = np.power(base, -np.arange(quarter, dtype=np.float64) / quarter)
-    x = columns[:, np.newaxis] * omega  # float64 angles
-    y = rows[:, np.newaxis] * omega
-    blocks = (
-        (np.sin(x), np.cos(x), np.sin(y), np.cos(y))
-        if layout == "mae"
-        else (np.sin(y), np.sin(x), np.cos(y), np.cos(x))
-    )
-    table = np.zeros((rows.size + with_class, int(dim)), out_dtype)
-    table[with_class:] = np.concatenate(blocks, axis=1)  # rounded once
-    return table
+    settings = _check_table(grid, dim, layout, base, scale, class_token)
+    return _build(settings, check_dtype(dtype))

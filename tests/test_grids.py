@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import math
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -249,11 +250,16 @@ WRONG_FLAG: Any = 1
     [
         (lambda: pe.grid_sincos(4, 6), ValueError, "dim must be a positive multiple of 4"),
         (lambda: pe.grid_sincos(4, WRONG), TypeError, "dim must be"),
-        (lambda: pe.grid_sincos((4, 0), 8), ValueError, "grid sizes must be positive"),
+        (lambda: pe.grid_sincos((4, 0), 8), ValueError, r"grid must be a positive .* got \(4, 0\)"),
         (lambda: pe.grid_sincos((4, 4, 4), 8), TypeError, "grid must be"),
         (lambda: pe.grid_sincos(WRONG, 8), TypeError, "grid must be"),
-        (lambda: pe.grid_sincos(4, 8, layout=WRONG), ValueError, "layout must be one of"),
-        (lambda: pe.grid_sincos(4, 8, scale=0), ValueError, "scale must be finite and positive"),
+        (lambda: pe.grid_sincos(4, 8, layout="vit"), ValueError, "layout must be one of"),
+        (lambda: pe.grid_sincos(4, 8, layout=WRONG), TypeError, "layout must be one of"),
+        (
+            lambda: pe.grid_sincos(4, 8, scale=0),
+            ValueError,
+            "scale must be a finite real number > 0",
+        ),
         (lambda: pe.grid_sincos(4, 8, scale="1"), TypeError, "scale must be"),
         (lambda: pe.grid_sincos(4, 8, base=1), ValueError, "base"),
         (lambda: pe.grid_sincos(4, 8, class_token=WRONG_FLAG), TypeError, "class_token"),
@@ -304,3 +310,119 @@ def test_module_adds_the_table_and_keeps_it_float32() -> None:
         module(torch.zeros(2, 12, 16))
     with pytest.raises(TypeError, match="floating-point"):
         module(torch.zeros(2, 13, 16, dtype=torch.long))
+
+
+def test_module_on_the_meta_device_and_back() -> None:
+    """A meta input gives a meta output; ``to_empty`` after ``to("meta")`` rebuilds the table."""
+    from pe.nn import GridSinCosEmbedding
+
+    module = GridSinCosEmbedding((2, 3), 8, class_token=True)
+    out = module(torch.zeros(5, 7, 8, device="meta"))
+    assert out.is_meta
+    assert out.shape == (5, 7, 8)
+    restored = module.to("meta").to_empty(device="cpu")
+    assert torch.equal(
+        restored.table, torch.from_numpy(pe.grid_sincos((2, 3), 8, class_token=True))
+    )
+    assert restored.table.dtype == torch.float32
+    x = torch.randn(7, 8)
+    assert torch.equal(restored(x), x + restored.table)
+
+
+# ------------------------------------------------------------------ limits and odd input
+def test_a_coordinate_past_the_largest_position_is_refused_not_nan() -> None:
+    """``scale=1e308`` put the last row at 2e308 = inf in float64: a table of NaNs."""
+    with pytest.raises(
+        ValueError, match=r"scale times the last row .* got scale \(1e\+308, 1e\+308\) for grid"
+    ):
+        pe.grid_sincos(3, 8, scale=1e308)
+    for scale in (10**400, (1.0, 10**400)):  # was a bare OverflowError
+        with pytest.raises(ValueError, match=r"scale must be a finite real number > 0; .*401 dig"):
+            pe.grid_coordinates(3, scale=scale)
+    # The last index times the scale may reach 2**31 - 1, and not pass it.
+    rows, columns = pe.grid_coordinates((2, 3), scale=(2**31 - 1, 0.5))
+    assert rows.tolist() == [0, 0, 0, 2**31 - 1, 2**31 - 1, 2**31 - 1]
+    assert columns.tolist() == [0, 0.5, 1, 0, 0.5, 1]
+    with pytest.raises(ValueError, match=r"last row and column indices are \(1, 2\)"):
+        pe.grid_coordinates((2, 3), scale=(2.0**31, 0.5))
+    # At that coordinate the table is the float64 formula, written here with math.
+    table = pe.grid_sincos((2, 1), 8, scale=2**31 - 1, dtype=np.float64)
+    y = 2**31 - 1
+    expected = [0, 0, 1, 1, math.sin(y), math.sin(y * 0.01), math.cos(y), math.cos(y * 0.01)]
+    np.testing.assert_allclose(table[1], expected, rtol=0, atol=1e-12)
+
+
+def test_choices_and_flags_must_be_strings_and_booleans() -> None:
+    """An array was compared element by element: a table, or numpy's 'ambiguous' error."""
+    from pe.nn import GridSinCosEmbedding
+
+    for layout in (np.array(["mae"]), np.array(["mae", "timm"]), ["mae"]):
+        with pytest.raises(TypeError, match="layout must be one of 'mae', 'timm'"):
+            pe.grid_sincos(4, 8, layout=layout)
+        with pytest.raises(TypeError, match="layout must be one of 'mae', 'timm'"):
+            GridSinCosEmbedding(4, 8, layout=layout)
+    table = functional.grid_sincos(4, 8, class_token=True)
+    for antialias in ("no", np.array([True, False]), 1):  # 'no' was read as True
+        with pytest.raises(TypeError, match="antialias must be True or False"):
+            functional.resample_grid_embedding(table, 6, antialias=antialias)
+    with pytest.raises(TypeError, match="mode must be one of"):
+        functional.resample_grid_embedding(table, 6, mode=np.array(["bilinear", "area"]))
+    plain = functional.resample_grid_embedding(table, 6, mode="bilinear", antialias=False)
+    same = functional.resample_grid_embedding(table, 6, mode="bilinear", antialias=np.False_)
+    assert torch.equal(plain, same)
+    expected = torch.nn.functional.interpolate(
+        table[1:].reshape(1, 4, 4, 8).permute(0, 3, 1, 2), size=(6, 6), mode="bilinear"
+    )
+    assert torch.equal(plain[1:], expected.permute(0, 2, 3, 1).reshape(36, 8))
+
+
+@pytest.mark.parametrize(
+    ("shape", "prefix", "words"),
+    [
+        ((1, 1, 8), 1, r"table has 1 tokens, none left for the grid after prefix_tokens=1"),
+        ((1, 8), 1, r"none left for the grid"),
+        ((3, 8), 5, r"table has 3 tokens, none left for the grid after prefix_tokens=5"),
+        ((5, 0), 1, r"table must have at least one column; got shape \(5, 0\)"),
+    ],
+)
+def test_resampling_a_table_without_a_grid_names_the_table(
+    shape: tuple[int, ...], prefix: int, words: str
+) -> None:
+    """These were torch's reshape and interpolate errors."""
+    with pytest.raises(ValueError, match=words):
+        functional.resample_grid_embedding(torch.zeros(shape), 4, prefix_tokens=prefix)
+
+
+def test_resampling_an_empty_batch_gives_an_empty_batch() -> None:
+    table = torch.zeros(0, 17, 8, dtype=torch.float64)
+    out = functional.resample_grid_embedding(table, (2, 3))
+    assert out.shape == (0, 7, 8)
+    assert out.dtype == torch.float64
+
+
+def test_huge_grids_are_refused_before_anything_is_built() -> None:
+    """Each asked for 4 to 80 GiB; the ValueError comes before numpy or torch allocates."""
+    from allocation import headroom
+
+    from pe.nn import GridSinCosEmbedding
+
+    calls = [
+        (lambda: pe.grid_sincos(2**16, 4), r"the table of grid \(65536, 65536\) with dim 4"),
+        (lambda: pe.grid_coordinates(2**16), r"the coordinates of grid \(65536, 65536\)"),
+        (lambda: pe.grid_sincos(1, 2**28), r"dim must be at most 16,777,216"),
+        (lambda: functional.grid_sincos((2**15, 2**16), 4), r"grid \(32768, 65536\)"),
+        (lambda: GridSinCosEmbedding(2**16, 4), r"grid \(65536, 65536\)"),
+        (
+            lambda: functional.resample_grid_embedding(torch.zeros(17, 8), (10**5, 10**5)),
+            r"resampled to new_size \(100000, 100000\)",
+        ),
+    ]
+    for call, words in calls:
+        with headroom(), pytest.raises(ValueError, match=words):
+            call()
+    with headroom():  # a meta table has a shape and no values: nothing is built
+        meta = functional.grid_sincos((2**14, 2**14), 8, device="meta")
+    assert meta.is_meta
+    assert meta.shape == (2**28, 8)
+    with pytest.raises(ValueError, match="device"):
+        functional.grid_sincos(2, 8, device="nowhere")

@@ -16,9 +16,9 @@ import torch
 import torch.nn.functional as torch_functional
 from torch import Tensor, nn
 
-from pe._grids import GridLayout, _check_grid
-from pe._grids import grid_sincos as _grid_sincos
-from pe.nn._common import check_count, check_layout_choice
+from pe._grids import GridLayout, _build, _check_grid, _check_table, _Table
+from pe._validation import check_choice, check_dtype, check_flag, check_size
+from pe.nn._common import check_count, check_device, check_move
 from pe.nn._sinusoidal import _check_torch_dtype
 
 __all__ = ["GridSinCosEmbedding", "grid_sincos", "resample_grid_embedding"]
@@ -53,7 +53,9 @@ def grid_sincos(
     Raises
     ------
     TypeError, ValueError
-        As `pe.grid_sincos`, and for a `dtype` that is not a torch float type.
+        As `pe.grid_sincos`, and for a `dtype` that is not a torch float type
+        or a `device` this torch cannot use. On the ``meta`` device only the
+        shape is computed.
 
     Examples
     --------
@@ -62,16 +64,12 @@ def grid_sincos(
     torch.Size([197, 768])
     """
     dtype = _check_torch_dtype(dtype)
-    table = _grid_sincos(
-        grid,
-        dim,
-        layout=layout,
-        base=base,
-        scale=scale,
-        class_token=class_token,
-        dtype=_NUMPY_DTYPE[dtype],
-    )
-    return torch.from_numpy(table).to(device=device, dtype=dtype)
+    target = check_device(device)
+    settings = _check_table(grid, dim, layout, base, scale, class_token)
+    if target is not None and target.type == "meta":
+        return torch.empty(settings.shape, dtype=dtype, device=target)
+    table = _build(settings, check_dtype(_NUMPY_DTYPE[dtype]))
+    return torch.from_numpy(table).to(device=target, dtype=dtype)
 
 
 def resample_grid_embedding(
@@ -110,10 +108,13 @@ def resample_grid_embedding(
     Raises
     ------
     TypeError
-        If `table` is not a floating-point tensor, or a size is not integers.
+        If `table` is not a floating-point tensor, a size is not integers,
+        `mode` is not a string or `antialias` is not True or False.
     ValueError
-        If `table` does not have 2 or 3 dimensions, or its token count does
-        not match `old_size` (or a square grid) plus `prefix_tokens`.
+        If `table` does not have 2 or 3 dimensions, has no columns or no grid
+        tokens after `prefix_tokens`, its token count does not match
+        `old_size` (or a square grid) plus `prefix_tokens`, or the result
+        would hold more than 2**31 values (checked before interpolating).
 
     Examples
     --------
@@ -132,12 +133,21 @@ def resample_grid_embedding(
             f"table must have shape (tokens, dim) or (batch, tokens, dim); got {tuple(table.shape)}"
         )
     prefix = check_count(prefix_tokens, "prefix_tokens", minimum=0)
-    mode = check_layout_choice(mode, "mode", _MODES)
-    new_h, new_w = _check_grid(new_size)
+    mode = check_choice(mode, name="mode", choices=_MODES)
+    smooth = check_flag(antialias, name="antialias") and mode in ("bilinear", "bicubic")
+    new_h, new_w = _check_grid(new_size, name="new_size")
     batched = table if table.dim() == 3 else table[None]
-    tokens = batched.shape[1] - prefix
+    batch, rows, width = batched.shape
+    if width < 1:
+        raise ValueError(f"table must have at least one column; got shape {tuple(table.shape)}")
+    tokens = rows - prefix
+    if tokens < 1:
+        raise ValueError(
+            f"table has {rows} tokens, none left for the grid after prefix_tokens={prefix} "
+            f"(shape {tuple(table.shape)})"
+        )
     if old_size is None:
-        side = math.isqrt(max(tokens, 0))
+        side = math.isqrt(tokens)
         if side * side != tokens:
             raise ValueError(
                 f"table has {tokens} grid tokens after {prefix} prefix tokens, not a square "
@@ -145,19 +155,24 @@ def resample_grid_embedding(
             )
         old_h, old_w = side, side
     else:
-        old_h, old_w = _check_grid(old_size)
+        old_h, old_w = _check_grid(old_size, name="old_size")
         if old_h * old_w != tokens:
             raise ValueError(
                 f"old_size {(old_h, old_w)} holds {old_h * old_w} tokens, but table has "
                 f"{tokens} after {prefix} prefix tokens (shape {tuple(table.shape)})"
             )
-    head, body = batched[:, :prefix], batched[:, prefix:]
-    image = body.float().reshape(body.shape[0], old_h, old_w, -1).permute(0, 3, 1, 2)
-    smooth = mode in ("bilinear", "bicubic")
-    resized = torch_functional.interpolate(
-        image, size=(new_h, new_w), mode=mode, antialias=bool(antialias) and smooth
+    # Sized before interpolating: new_size=(10**5, 10**5) would ask for 10**10 rows.
+    check_size(
+        (batch, prefix + new_h * new_w, width),
+        name=f"the table resampled to new_size {(new_h, new_w)}",
+        hint="Ask for a smaller new_size",
     )
-    body = resized.permute(0, 2, 3, 1).reshape(body.shape[0], new_h * new_w, -1)
+    if batch == 0:
+        return table.new_empty((*table.shape[:-2], prefix + new_h * new_w, width))
+    head, body = batched[:, :prefix], batched[:, prefix:]
+    image = body.float().reshape(batch, old_h, old_w, width).permute(0, 3, 1, 2)
+    resized = torch_functional.interpolate(image, size=(new_h, new_w), mode=mode, antialias=smooth)
+    body = resized.permute(0, 2, 3, 1).reshape(batch, new_h * new_w, width)
     result = torch.cat([head, body.to(table.dtype)], dim=1)
     return result if table.dim() == 3 else result[0]
 
@@ -168,7 +183,8 @@ class GridSinCosEmbedding(nn.Module):
     The table (`pe.grid_sincos`, float64 angles rounded once to float32) is a
     buffer that is not saved in the state dict; it follows the module to a
     device but stays float32 when the module is cast, and is added in the
-    input's dtype.
+    input's dtype on the input's device (a meta input gives a meta output).
+    A module moved to the meta device and back with ``to_empty`` rebuilds it.
 
     Parameters
     ----------
@@ -208,25 +224,32 @@ class GridSinCosEmbedding(nn.Module):
         class_token: bool = False,
     ) -> None:
         super().__init__()
-        self.grid = _check_grid(grid)
-        table = _grid_sincos(
-            grid, dim, layout=layout, base=base, scale=scale, class_token=class_token
-        )
-        self.dim, self.layout, self.class_token = int(dim), layout, bool(class_token)
+        self._settings: _Table = _check_table(grid, dim, layout, base, scale, class_token)
+        self.grid, self.dim, self.layout = self._settings.grid, self._settings.dim, layout
+        self.class_token = self._settings.class_token
+        table = _build(self._settings, np.dtype(np.float32))
         self.register_buffer("table", torch.from_numpy(table), persistent=False)
 
     def _apply(self, fn: Any, recurse: bool = True) -> GridSinCosEmbedding:
-        # ``.to(device)`` moves the table; casting the module never lowers it.
+        # ``.to(device)`` moves the table; casting the module never lowers it. A table
+        # leaving the meta device (``to_empty``) is rebuilt: it holds no learned state.
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
         table = self._buffers.pop("table")
         try:
             super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
         finally:
             if table is not None:
-                self._buffers["table"] = table.to(device=fn(table).device)
+                target = fn(table).device
+                if table.is_meta and target.type != "meta":
+                    rebuilt = _build(self._settings, np.dtype(np.float32))
+                    table = torch.from_numpy(rebuilt).to(target)
+                else:
+                    table = table.to(device=target)
+                self._buffers["table"] = table
         return self
 
     def forward(self, x: Tensor) -> Tensor:
-        """Return ``x + table``; `x` has shape ``(..., tokens, dim)``."""
+        """Return ``x + table``; `x` has shape ``(..., tokens, dim)``, on any device."""
         tokens = self.table.shape[0]
         if not isinstance(x, Tensor) or not x.is_floating_point():
             kind = type(x).__name__ + (f" of dtype {x.dtype}" if isinstance(x, Tensor) else "")
@@ -238,7 +261,7 @@ class GridSinCosEmbedding(nn.Module):
             raise ValueError(
                 f"x must have shape (..., {tokens}, {self.dim}) for a {grid}; got {tuple(x.shape)}"
             )
-        return x + self.table.to(x.dtype)
+        return x + self.table.to(device=x.device, dtype=x.dtype)
 
     def extra_repr(self) -> str:
         return (

@@ -28,17 +28,24 @@ pipeline and where each setting was read.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._validation import check_base, check_dtype, check_flag, check_size, is_integer
+from pe._mapping import NamedMapping
+from pe._validation import (
+    MAX_D_MODEL,
+    _describe,
+    check_base,
+    check_dtype,
+    check_flag,
+    check_real,
+    check_size,
+    is_integer,
+)
 
 __all__ = [
     "MAX_TIMESTEP",
@@ -55,40 +62,23 @@ __all__ = [
 MAX_TIMESTEP = 2.0**31
 
 
-def _describe(value: Any) -> str:
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{text} (type {type(value).__name__})"
-
-
-def _check_real(value: Any, name: str, *, positive: bool) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        wanted = "a finite real number" + (" > 0" if positive else "")
-        raise TypeError(f"{name} must be {wanted}; got {_describe(value)}")
-    number = float(value)
-    if not math.isfinite(number) or (positive and number <= 0):
-        wanted = "a finite real number" + (" > 0" if positive else "")
-        raise ValueError(f"{name} must be {wanted}; got {value!r}")
-    return number
-
-
 def check_timestep_settings(
     dim: Any, flip_sin_to_cos: Any, downscale_freq_shift: Any, scale: Any, max_period: Any
 ) -> tuple[int, bool, float, float, float]:
     """Return the settings in canonical form, or raise naming the one that is wrong.
 
-    `dim` is an integer >= 2 (odd allowed); ``dim // 2 - downscale_freq_shift``
-    must be positive, since it divides the exponent.
+    `dim` is an integer from 2 to `MAX_D_MODEL` (odd allowed);
+    ``dim // 2 - downscale_freq_shift`` must be positive, since it divides the
+    exponent. Real settings past float64 (``10**400``) are a `ValueError`.
     """
     if not is_integer(dim):
         raise TypeError(f"dim must be an integer >= 2; got {_describe(dim)}")
     if int(dim) < 2:
         raise ValueError(f"dim must be an integer >= 2 (one sin and one cos); got {int(dim)}")
-    if int(dim) > 2**24:
-        raise ValueError(f"dim must be at most {2**24:,} (2**24); got {int(dim):,}")
+    if int(dim) > MAX_D_MODEL:
+        raise ValueError(f"dim must be at most {MAX_D_MODEL:,} (2**24); got {int(dim):,}")
     flip = check_flag(flip_sin_to_cos, name="flip_sin_to_cos")
-    shift = _check_real(downscale_freq_shift, "downscale_freq_shift", positive=False)
+    shift = check_real(downscale_freq_shift, name="downscale_freq_shift")
     half = int(dim) // 2
     if half - shift <= 0:
         raise ValueError(
@@ -99,7 +89,7 @@ def check_timestep_settings(
         int(dim),
         flip,
         shift,
-        _check_real(scale, "scale", positive=True),
+        check_real(scale, name="scale", positive=True),
         check_base(max_period, name="max_period"),
     )
 
@@ -153,9 +143,13 @@ def _frequencies(dim: int, shift: float, period: float) -> NDArray[np.float64]:
 
 
 def check_timesteps(
-    timesteps: Any, scale: float, *, name: str = "timesteps"
+    timesteps: Any, scale: float, *, row: int, name: str = "timesteps"
 ) -> NDArray[np.float64]:
-    """Return real `timesteps` as a float64 array (a scalar becomes shape ``()``)."""
+    """Return real `timesteps` as a float64 array (a scalar becomes shape ``()``).
+
+    The embedding of shape ``timesteps.shape + (row,)`` is sized (`check_size`)
+    before any value is converted or checked.
+    """
     if isinstance(timesteps, (bool, np.bool_, str, bytes)) or timesteps is None:
         raise TypeError(
             f"{name} must be real numbers (a scalar or an array); got {_describe(timesteps)}"
@@ -166,6 +160,17 @@ def check_timesteps(
         raise TypeError(
             f"{name} must be real numbers; could not read {_describe(timesteps)} ({error})"
         ) from None
+    check_size(
+        (*array.shape, row),
+        name=f"the embedding of {name} of shape {array.shape} with dim {row}",
+        hint="Embed fewer timesteps at a time",
+    )
+    if array.dtype.kind == "O" and array.size and all(is_integer(t) for t in array.flat):
+        # Python integers past int64: numpy keeps them as objects.
+        worst = max(array.flat, key=lambda t: abs(int(t)))
+        raise ValueError(
+            f"{name} times scale must lie within +-2**31; got a timestep of {_describe(worst)}"
+        )
     if array.dtype.kind not in "iuf":
         raise TypeError(
             f"{name} must hold real numbers (integers or floats); got dtype {array.dtype}"
@@ -205,8 +210,8 @@ def timestep_embedding(
         Real timesteps of any shape; fractional values are allowed (flow
         models feed ``1000 * sigma``).
     dim : int
-        Width $D$ of the embedding, an integer >= 2. An odd width gets a zero
-        last column.
+        Width $D$ of the embedding, an integer from 2 to 2**24. An odd width
+        gets a zero last column.
     flip_sin_to_cos : bool, default False
         False: ``[sin, cos]`` halves; True: ``[cos, sin]``.
     downscale_freq_shift : float, default 1.0
@@ -232,8 +237,10 @@ def timestep_embedding(
         If `timesteps` holds non-real values (booleans, strings, complex), or a
         setting has the wrong type.
     ValueError
-        If a timestep is not finite or too large, `dim` is below 2, or
-        ``dim // 2 - downscale_freq_shift`` is not positive.
+        If a timestep is not finite or too large, `dim` is below 2 or above
+        2**24, ``dim // 2 - downscale_freq_shift`` is not positive, or the
+        embedding would hold more than 2**31 values (checked before any is
+        built).
 
     Notes
     -----
@@ -257,8 +264,7 @@ def timestep_embedding(
         dim, flip_sin_to_cos, downscale_freq_shift, scale, max_period
     )
     out_dtype = check_dtype(dtype)
-    values = check_timesteps(timesteps, scale)
-    check_size((*values.shape, dim), name="the embedding")
+    values = check_timesteps(timesteps, scale, row=dim)
     return embed(values, dim, flip, shift, scale, period, out_dtype)
 
 
@@ -596,4 +602,8 @@ _PRESETS = (
 )
 
 #: The named presets, by name: a read-only mapping of `TimestepPreset`.
-timestep_presets: Mapping[str, TimestepPreset] = MappingProxyType({p.name: p for p in _PRESETS})
+timestep_presets: Mapping[str, TimestepPreset] = NamedMapping(
+    {p.name: p for p in _PRESETS},
+    what="timestep preset",
+    home=("pe._timesteps", "timestep_presets"),
+)

@@ -306,3 +306,56 @@ def test_odd_widths_and_every_knob_match_get_timestep_embedding(
     assert (np.abs(theirs - ours) <= library_bound(timesteps, scale) + EPS32).all()
     assert (theirs[:, -1] == 0).all()
     assert (ours[:, -1] == 0).all()
+
+
+# ------------------------------------------------------------------ limits and odd input
+def test_settings_past_float64_and_preset_names_of_the_wrong_type() -> None:
+    """Each was a bare OverflowError, or 'unhashable type: list'."""
+    for setting in ("scale", "downscale_freq_shift", "max_period"):
+        with pytest.raises(ValueError, match=rf"{setting} must be .*401 digits"):
+            pe.timestep_embedding([1.0], 8, **{setting: -(10**400)})
+        with pytest.raises(ValueError, match=rf"{setting} must be .*401 digits"):
+            SinusoidalTimestepEmbedding(8, **{setting: 10**400})
+    with pytest.raises(ValueError, match=r"timesteps times scale must lie within \+-2\*\*31"):
+        pe.timestep_embedding([1, 10**400], 8)  # numpy keeps the integer as an object
+    for name in (["flux"], None, b"flux"):
+        with pytest.raises(TypeError, match=r"name must be one of 'ddpm', .*; got"):
+            SinusoidalTimestepEmbedding.from_preset(name)  # type: ignore[arg-type]
+
+
+def test_meta_timesteps_give_a_meta_embedding() -> None:
+    """Torch's 'item() cannot be called on meta tensors' came from the finite check."""
+    timesteps = torch.zeros(3, 2, device="meta")
+    for embed in (SinusoidalTimestepEmbedding(9), lambda t: functional.timestep_embedding(t, 9)):
+        out = embed(timesteps)
+        assert out.is_meta
+        assert out.shape == (3, 2, 9)
+        assert out.dtype == torch.float32
+    with torch.device("meta"):
+        built_on_meta = SinusoidalTimestepEmbedding(8, dtype=torch.float64)
+    assert built_on_meta(timesteps).dtype == torch.float64
+    moved = SinusoidalTimestepEmbedding(8).to("meta")
+    assert moved.frequencies.is_meta
+    back = moved.to_empty(device="cpu")
+    expected = torch.from_numpy(reference(np.array([7.0]), 8)).float()
+    assert (back(torch.tensor([7])) - expected).abs().max() <= EPS32
+
+
+def test_huge_batches_of_timesteps_are_refused_before_anything_is_converted() -> None:
+    """2**27 timesteps: numpy's float64 copy and torch's .double() came first (1 to 2 GiB)."""
+    from allocation import headroom
+
+    numpy_view = np.broadcast_to(np.float32(500.0), (2**28,))  # no memory of its own
+    torch_view = torch.tensor([500]).expand(2**28)
+    module = SinusoidalTimestepEmbedding(256)
+    calls = [
+        lambda: pe.timestep_embedding(numpy_view, 256),
+        lambda: pe.timestep_presets["flux"].embedding(numpy_view),
+        lambda: functional.timestep_embedding(torch_view, 256),
+        lambda: module(torch_view),
+    ]
+    for call in calls:
+        with headroom(), pytest.raises(ValueError, match=r"timesteps of shape \(268435456,\)"):
+            call()
+    with pytest.raises(ValueError, match="dim must be at most 16,777,216"):
+        pe.timestep_embedding([1.0], 2**24 + 2)

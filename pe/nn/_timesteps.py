@@ -13,12 +13,19 @@ import torch
 from torch import Tensor, nn
 
 from pe._timesteps import MAX_TIMESTEP, _frequencies, check_timestep_settings, timestep_presets
+from pe._validation import _describe, check_size
+from pe.nn._common import check_move, is_symbolic
 from pe.nn._sinusoidal import _check_torch_dtype
 
 __all__ = ["SinusoidalTimestepEmbedding", "timestep_embedding"]
 
 
-def _check_timestep_tensor(timesteps: Any, scale: float) -> Tensor:
+def _check_timestep_tensor(timesteps: Any, scale: float, dim: int) -> Tensor:
+    """Check a real tensor of timesteps; its embedding is sized before any value is read.
+
+    A tensor on the meta device holds no values: only its dtype and the size of
+    the embedding are checked, and the embedding is a meta tensor too.
+    """
     if not isinstance(timesteps, Tensor):
         raise TypeError(
             f"timesteps must be a tensor of real numbers; got {type(timesteps).__name__}"
@@ -27,6 +34,15 @@ def _check_timestep_tensor(timesteps: Any, scale: float) -> Tensor:
         raise TypeError(
             f"timesteps must hold real numbers (integers or floats); got dtype {timesteps.dtype}"
         )
+    shape = (*timesteps.shape, dim)
+    if not any(is_symbolic(size) for size in shape):
+        check_size(
+            shape,
+            name=f"the embedding of timesteps of shape {tuple(timesteps.shape)} with dim {dim}",
+            hint="Embed fewer timesteps at a time",
+        )
+    if timesteps.is_meta:
+        return timesteps
     if torch.compiler.is_compiling():
         torch._assert_async(
             (torch.isfinite(timesteps) & (timesteps.abs() * scale <= MAX_TIMESTEP)).all(),
@@ -76,9 +92,12 @@ def timestep_embedding(
     Parameters
     ----------
     timesteps : torch.Tensor
-        Real timesteps (integer or floating dtype) of any shape.
+        Real timesteps (integer or floating dtype) of any shape. On the
+        ``meta`` device only the shape is computed (there are no values to
+        check).
     dim : int
-        Width of the embedding, an integer >= 2 (an odd width gets a zero column).
+        Width of the embedding, an integer from 2 to 2**24 (an odd width gets
+        a zero column).
     flip_sin_to_cos : bool, default False
         False: ``[sin, cos]`` halves; True: ``[cos, sin]``.
     downscale_freq_shift : float, default 1.0
@@ -101,7 +120,9 @@ def timestep_embedding(
     TypeError
         If `timesteps` is not a real tensor, or a setting has the wrong type.
     ValueError
-        If a timestep is not finite, or a setting is out of range.
+        If a timestep is not finite, a setting is out of range, or the
+        embedding would hold more than 2**31 values (checked before any
+        value is read).
 
     Examples
     --------
@@ -115,7 +136,7 @@ def timestep_embedding(
         dim, flip_sin_to_cos, downscale_freq_shift, scale, max_period
     )
     dtype = _check_torch_dtype(dtype)
-    timesteps = _check_timestep_tensor(timesteps, scale)
+    timesteps = _check_timestep_tensor(timesteps, scale, dim)
     frequencies = torch.from_numpy(_frequencies(dim, shift, period)).to(timesteps.device)
     return _embed(timesteps, frequencies, scale, flip, dim, dtype)
 
@@ -140,7 +161,14 @@ class SinusoidalTimestepEmbedding(nn.Module):
     ------
     TypeError, ValueError
         If a setting is invalid (at construction), or the timesteps are not
-        a real tensor of finite values (in `forward`).
+        a real tensor of finite values (in `forward`), or their embedding
+        would hold more than 2**31 values.
+
+    Notes
+    -----
+    The frequencies follow the timesteps' device (a module on the meta
+    device, or one moved there and back with ``to_empty``, recomputes them);
+    timesteps on the meta device give a meta embedding of the right shape.
 
     Examples
     --------
@@ -184,11 +212,15 @@ scale=1.0, max_period=10000.0)
 
         Raises
         ------
+        TypeError
+            If `name` is not a string.
         ValueError
             If `name` is not a preset (the message lists them).
         """
+        known = ", ".join(map(repr, sorted(timestep_presets)))
+        if not isinstance(name, str):
+            raise TypeError(f"name must be one of {known}; got {_describe(name)}")
         if name not in timestep_presets:
-            known = ", ".join(map(repr, sorted(timestep_presets)))
             raise ValueError(f"name must be one of {known}; got {name!r}")
         preset = timestep_presets[name]
         return cls(preset.dim, dtype=dtype, **preset.settings())
@@ -197,6 +229,7 @@ scale=1.0, max_period=10000.0)
         # ``.to(device)`` moves the frequencies; ``.half()`` or ``.float()`` must
         # not lower them from float64, and a module leaving the meta device
         # (``to_empty``) gets them recomputed: they hold no learned state.
+        check_move(fn)  # a device this torch cannot use: a ValueError, nothing moved
         frequencies = self._buffers.pop("frequencies")
         try:
             super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
@@ -209,9 +242,10 @@ scale=1.0, max_period=10000.0)
 
     def forward(self, timesteps: Tensor) -> Tensor:
         """Return the embedding of `timesteps`: shape ``timesteps.shape + (dim,)``."""
-        timesteps = _check_timestep_tensor(timesteps, self.scale)
+        timesteps = _check_timestep_tensor(timesteps, self.scale, self.dim)
+        frequencies = self.frequencies.to(timesteps.device)  # a copy only across devices
         return _embed(
-            timesteps, self.frequencies, self.scale, self.flip_sin_to_cos, self.dim, self.dtype
+            timesteps, frequencies, self.scale, self.flip_sin_to_cos, self.dim, self.dtype
         )
 
     def extra_repr(self) -> str:

@@ -25,14 +25,22 @@ frequency by its own coordinate.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe._validation import MAX_POSITION, check_base, check_d_model, is_integer
+from pe._mapping import NamedMapping
+from pe._validation import (
+    MAX_D_MODEL,
+    MAX_POSITION,
+    check_base,
+    check_d_model,
+    check_size,
+    is_integer,
+)
 
 __all__ = [
     "GridRope",
@@ -92,9 +100,9 @@ def axial_rope(axes_dim: Sequence[int], *, base: float = 10000.0) -> GridRope:
     Parameters
     ----------
     axes_dim : sequence of int
-        Rotated dimensions per axis, each a positive even integer (Flux:
-        ``(16, 56, 56)`` for (index, row, column); a 2-D ViT with head width
-        $d$: ``(d/2, d/2)`` for (row, column)).
+        Rotated dimensions per axis, each a positive even integer, adding up
+        to at most 2**24 (Flux: ``(16, 56, 56)`` for (index, row, column); a
+        2-D ViT with head width $d$: ``(d/2, d/2)`` for (row, column)).
     base : float, default 10000.0
         The base $b$ (``theta`` in diffusers, ``temperature`` in timm).
 
@@ -107,8 +115,8 @@ def axial_rope(axes_dim: Sequence[int], *, base: float = 10000.0) -> GridRope:
     Raises
     ------
     TypeError, ValueError
-        If `axes_dim` is not a non-empty sequence of positive even integers,
-        or `base` is not a finite number above 1.
+        If `axes_dim` is not a non-empty sequence of positive even integers
+        adding up to at most 2**24, or `base` is not a finite number above 1.
 
     Examples
     --------
@@ -120,8 +128,14 @@ def axial_rope(axes_dim: Sequence[int], *, base: float = 10000.0) -> GridRope:
     (1.0, True)
     """
     dims = check_sections(axes_dim, "axes_dim")
-    for dim in dims:
-        check_d_model(dim, name=f"each entry of axes_dim {dims}")
+    for index, dim in enumerate(dims):
+        if dim % 2 or dim > MAX_D_MODEL:  # the message names the entry (built only here)
+            check_d_model(dim, name=f"axes_dim[{index}]")
+    if sum(dims) > MAX_D_MODEL:
+        raise ValueError(
+            f"axes_dim must add up to at most {MAX_D_MODEL:,} (2**24) rotated dimensions; "
+            f"its {len(dims):,} entries add up to {sum(dims):,}"
+        )
     base = check_base(base)
     blocks = [np.power(base, -np.arange(0, dim, 2, dtype=np.float64) / dim) for dim in dims]
     return GridRope(np.concatenate(blocks), tuple(dim // 2 for dim in dims))
@@ -149,8 +163,9 @@ def grid_rope_angles(positions: ArrayLike, rope: GridRope) -> NDArray[np.float64
     ------
     TypeError, ValueError
         If `rope` is not a `GridRope`, `positions` is not a real array whose
-        last dimension is the number of axes, or a coordinate is not finite
-        or beyond ``±(2**31 - 1)``.
+        last dimension is the number of axes, a coordinate is not finite
+        or beyond ``±(2**31 - 1)``, or the angles would hold more than 2**31
+        values (checked before any is computed).
 
     Examples
     --------
@@ -174,10 +189,16 @@ def grid_rope_angles(positions: ArrayLike, rope: GridRope) -> NDArray[np.float64
             f"positions must have shape (..., {axes}): one coordinate per axis of "
             f"sections {rope.sections}; got shape {array.shape}"
         )
+    check_size(
+        (*array.shape[:-1], sum(rope.sections)),
+        name=f"the angles of positions of shape {array.shape}",
+        hint="Pass fewer positions at a time",
+    )
     coordinates = array.astype(np.float64)
     if coordinates.size:
         if not bool(np.all(np.isfinite(coordinates))):
-            raise ValueError("positions must be finite")
+            bad = coordinates[~np.isfinite(coordinates)].flat[0]
+            raise ValueError(f"positions must be finite; got {bad!r}")
         largest = float(np.max(np.abs(coordinates)))
         if largest > MAX_POSITION:
             raise ValueError(
@@ -206,8 +227,9 @@ def grid_positions(shape: Sequence[int]) -> NDArray[np.int64]:
     Raises
     ------
     TypeError, ValueError
-        If `shape` is not a non-empty sequence of positive integers, or
-        holds more than ``2**31`` cells.
+        If `shape` is not a non-empty sequence of positive integers, or the
+        coordinates would hold more than 2**31 values (``prod(shape) *
+        len(shape)``; checked before any is built).
 
     Examples
     --------
@@ -216,10 +238,17 @@ def grid_positions(shape: Sequence[int]) -> NDArray[np.int64]:
     [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
     """
     sizes = check_sections(shape, "shape")
-    if math.prod(sizes) > 2**31:
-        raise ValueError(f"shape {sizes} has {math.prod(sizes):,} cells, more than 2**31")
-    grids = np.meshgrid(*(np.arange(size, dtype=np.int64) for size in sizes), indexing="ij")
-    return np.stack([grid.reshape(-1) for grid in grids], axis=-1)
+    check_size(
+        (math.prod(sizes), len(sizes)),
+        name=f"the coordinates of a grid of shape {sizes}",
+        hint="Ask for a smaller shape",
+    )
+    coordinates = np.empty((*sizes, len(sizes)), dtype=np.int64)
+    for axis, size in enumerate(sizes):  # each axis's index, broadcast over the others
+        along = [1] * len(sizes)
+        along[axis] = size
+        coordinates[..., axis] = np.arange(size, dtype=np.int64).reshape(along)
+    return coordinates.reshape(-1, len(sizes))
 
 
 @dataclass(frozen=True)
@@ -284,103 +313,108 @@ class GridRopePreset:
         return mrope(self.head_dim, self.widths, base=self.base)
 
 
-#: Grid RoPE settings of real models, each compared with its library in the tests.
-grid_rope_presets: dict[str, GridRopePreset] = {
-    "flux": GridRopePreset(
-        name="flux",
-        kind="axial",
-        widths=(16, 56, 56),
-        head_dim=128,
-        base=10000.0,
-        layout="interleaved",
-        models="FLUX.1 [dev] and [schnell] (text ids (0, 0, 0); image ids (0, row, column))",
-        source=(
-            "diffusers 0.42.1, models/transformers/transformer_flux.py: "
-            "FluxTransformer2DModel(axes_dims_rope=(16, 56, 56)) builds "
-            "FluxPosEmbed(theta=10000, axes_dim=axes_dims_rope)"
+#: Grid RoPE settings of real models, each compared with its library in the tests:
+#: a read-only mapping (a missing name raises `KeyError` listing the names).
+grid_rope_presets: Mapping[str, GridRopePreset] = NamedMapping(
+    {
+        "flux": GridRopePreset(
+            name="flux",
+            kind="axial",
+            widths=(16, 56, 56),
+            head_dim=128,
+            base=10000.0,
+            layout="interleaved",
+            models="FLUX.1 [dev] and [schnell] (text ids (0, 0, 0); image ids (0, row, column))",
+            source=(
+                "diffusers 0.42.1, models/transformers/transformer_flux.py: "
+                "FluxTransformer2DModel(axes_dims_rope=(16, 56, 56)) builds "
+                "FluxPosEmbed(theta=10000, axes_dim=axes_dims_rope)"
+            ),
+            library="diffusers",
+            checked_against="FluxPosEmbed, get_1d_rotary_pos_embed and apply_rotary_emb",
         ),
-        library="diffusers",
-        checked_against="FluxPosEmbed, get_1d_rotary_pos_embed and apply_rotary_emb",
-    ),
-    "eva02": GridRopePreset(
-        name="eva02",
-        kind="axial",
-        widths=(32, 32),
-        head_dim=64,
-        base=10000.0,
-        layout="interleaved",
-        models="EVA-02 ViTs in timm (eva02_base_patch14_224 and the other EVA-02 sizes)",
-        source=(
-            "timm 1.0.31, models/eva.py: Eva(use_rot_pos_emb=True) with rope_type='cat' builds "
-            "RotaryEmbeddingCat(dim=head_dim, in_pixels=False, temperature=10000); "
-            "layers/pos_embed_sincos.py gives each of (row, column) dim/4 bands"
+        "eva02": GridRopePreset(
+            name="eva02",
+            kind="axial",
+            widths=(32, 32),
+            head_dim=64,
+            base=10000.0,
+            layout="interleaved",
+            models="EVA-02 ViTs in timm (eva02_base_patch14_224 and the other EVA-02 sizes)",
+            source=(
+                "timm 1.0.31, models/eva.py: Eva(use_rot_pos_emb=True) with rope_type='cat' builds "
+                "RotaryEmbeddingCat(dim=head_dim, in_pixels=False, temperature=10000); "
+                "layers/pos_embed_sincos.py gives each of (row, column) dim/4 bands"
+            ),
+            library="timm",
+            checked_against=(
+                "RotaryEmbeddingCat (in_pixels=False) and apply_rot_embed_cat, loaded without "
+                "timm's package initialiser"
+            ),
         ),
-        library="timm",
-        checked_against=(
-            "RotaryEmbeddingCat (in_pixels=False) and apply_rot_embed_cat, loaded without "
-            "timm's package initialiser"
+        "qwen2-vl-vision": GridRopePreset(
+            name="qwen2-vl-vision",
+            kind="axial",
+            widths=(40, 40),
+            head_dim=80,
+            base=10000.0,
+            layout="concatenated",
+            models=(
+                "the vision encoder of Qwen2-VL (its patches' (row, column), in 2 x 2 merge blocks)"
+            ),
+            source=(
+                "transformers 5.23, models/qwen2_vl: Qwen2VLVisionRotaryEmbedding "
+                "(compute_axial_rope_parameters: head_dim // 2 per axis, rope_theta 10000), "
+                "Qwen2VLVisionConfig embed_dim 1280 and num_heads 16"
+            ),
+            library="transformers",
+            checked_against=(
+                "Qwen2VLVisionRotaryEmbedding and apply_rotary_pos_emb_vision at the ids of "
+                "get_vision_position_ids"
+            ),
         ),
-    ),
-    "qwen2-vl-vision": GridRopePreset(
-        name="qwen2-vl-vision",
-        kind="axial",
-        widths=(40, 40),
-        head_dim=80,
-        base=10000.0,
-        layout="concatenated",
-        models=(
-            "the vision encoder of Qwen2-VL (its patches' (row, column), in 2 x 2 merge blocks)"
+        "qwen2-vl": GridRopePreset(
+            name="qwen2-vl",
+            kind="mrope",
+            widths=(16, 24, 24),
+            head_dim=128,
+            base=1000000.0,
+            layout="concatenated",
+            models="Qwen2-VL-2B, -7B, -72B (Qwen/Qwen2-VL-7B-Instruct config.json)",
+            source=(
+                "transformers 5.23, models/qwen2_vl: Qwen2VLTextConfig default_theta 1e6, "
+                "rope_parameters['mrope_section'] default [16, 24, 24], "
+                "Qwen2VLVisionConfig.spatial_merge_size 2"
+            ),
+            library="transformers",
+            checked_against=(
+                "Qwen2VLRotaryEmbedding, apply_rotary_pos_emb, "
+                "Qwen2VLModel.get_rope_index and compute_3d_position_ids"
+            ),
+            spatial_merge_size=2,
         ),
-        source=(
-            "transformers 5.23, models/qwen2_vl: Qwen2VLVisionRotaryEmbedding "
-            "(compute_axial_rope_parameters: head_dim // 2 per axis, rope_theta 10000), "
-            "Qwen2VLVisionConfig embed_dim 1280 and num_heads 16"
+        "qwen2.5-vl": GridRopePreset(
+            name="qwen2.5-vl",
+            kind="mrope",
+            widths=(16, 24, 24),
+            head_dim=128,
+            base=1000000.0,
+            layout="concatenated",
+            models="Qwen2.5-VL-3B, -7B, -72B (Qwen/Qwen2.5-VL-7B-Instruct config.json)",
+            source=(
+                "transformers 5.23, models/qwen2_5_vl (same sections and base as Qwen2-VL); "
+                "tokens_per_second 2 from the checkpoints' vision_config (transformers' "
+                "class default is 4)"
+            ),
+            library="transformers",
+            checked_against=(
+                "Qwen2_5_VLRotaryEmbedding, apply_rotary_pos_emb, "
+                "Qwen2_5_VLModel.get_rope_index and compute_3d_position_ids"
+            ),
+            spatial_merge_size=2,
+            tokens_per_second=2,
         ),
-        library="transformers",
-        checked_against=(
-            "Qwen2VLVisionRotaryEmbedding and apply_rotary_pos_emb_vision at the ids of "
-            "get_vision_position_ids"
-        ),
-    ),
-    "qwen2-vl": GridRopePreset(
-        name="qwen2-vl",
-        kind="mrope",
-        widths=(16, 24, 24),
-        head_dim=128,
-        base=1000000.0,
-        layout="concatenated",
-        models="Qwen2-VL-2B, -7B, -72B (Qwen/Qwen2-VL-7B-Instruct config.json)",
-        source=(
-            "transformers 5.23, models/qwen2_vl: Qwen2VLTextConfig default_theta 1e6, "
-            "rope_parameters['mrope_section'] default [16, 24, 24], "
-            "Qwen2VLVisionConfig.spatial_merge_size 2"
-        ),
-        library="transformers",
-        checked_against=(
-            "Qwen2VLRotaryEmbedding, apply_rotary_pos_emb, "
-            "Qwen2VLModel.get_rope_index and compute_3d_position_ids"
-        ),
-        spatial_merge_size=2,
-    ),
-    "qwen2.5-vl": GridRopePreset(
-        name="qwen2.5-vl",
-        kind="mrope",
-        widths=(16, 24, 24),
-        head_dim=128,
-        base=1000000.0,
-        layout="concatenated",
-        models="Qwen2.5-VL-3B, -7B, -72B (Qwen/Qwen2.5-VL-7B-Instruct config.json)",
-        source=(
-            "transformers 5.23, models/qwen2_5_vl (same sections and base as Qwen2-VL); "
-            "tokens_per_second 2 from the checkpoints' vision_config (transformers' "
-            "class default is 4)"
-        ),
-        library="transformers",
-        checked_against=(
-            "Qwen2_5_VLRotaryEmbedding, apply_rotary_pos_emb, "
-            "Qwen2_5_VLModel.get_rope_index and compute_3d_position_ids"
-        ),
-        spatial_merge_size=2,
-        tokens_per_second=2,
-    ),
-}
+    },
+    what="grid RoPE preset",
+    home=("pe._axial", "grid_rope_presets"),
+)

@@ -311,3 +311,54 @@ def test_qwen2_vl_vision_encoder_matches_transformers() -> None:
     got = rope(q.transpose(0, 1), k.transpose(0, 1), ids)  # (heads, patches, head_dim)
     for ours, theirs in zip(got, expected, strict=True):
         torch.testing.assert_close(ours.transpose(0, 1), theirs, atol=1e-6, rtol=1e-6)
+
+
+# --- limits ---------------------------------------------------------------------------
+def test_many_axes_cost_no_message_per_axis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """axial_rope formatted every axis into a message for each axis: 8,000 axes took 9 s."""
+    import pe._axial
+
+    written: list[int] = []
+    real = pe._axial.check_d_model
+
+    def counting(value: object, *, name: str = "d_model") -> int:
+        written.append(len(name))
+        return real(value, name=name)
+
+    monkeypatch.setattr(pe._axial, "check_d_model", counting)
+    rope = pe.axial_rope((2, 4) * 2000)
+    assert sum(written) <= 100 * 4000  # a message per axis would be 4,000 x 24,000 characters
+    assert rope.sections == (1, 2) * 2000
+    # Each axis restarts the frequencies: 1 for a width of 2; 1 and 10000**-0.5 for 4.
+    np.testing.assert_array_equal(rope.frequencies[:3], [1.0, 1.0, 0.01])
+    with pytest.raises(ValueError, match=r"axes_dim\[3\] must be a positive even integer"):
+        pe.axial_rope((2, 4, 6, 7))
+
+
+def test_grid_limits_are_checked_before_building() -> None:
+    from allocation import headroom
+
+    calls = [
+        # 2**31 cells of two coordinates: 32 GiB of int64 (and as much again for meshgrid)
+        (lambda: pe.grid_positions((2**16, 2**15)), r"grid of shape \(65536, 32768\)"),
+        (lambda: pe.axial_rope((2**24, 2**24)), "axes_dim must add up to at most 16,777,216"),
+        (
+            lambda: pe.grid_rope_angles(
+                np.broadcast_to([1, 2], (2**26, 2)), pe.axial_rope((64, 64))
+            ),
+            r"the angles of positions of shape \(67108864, 2\)",
+        ),
+    ]
+    for call, words in calls:
+        with headroom(), pytest.raises(ValueError, match=words):
+            call()
+    coordinates = pe.grid_positions(np.array([2, 1, 3], dtype=np.uint8))
+    assert coordinates.dtype == np.int64
+    assert coordinates.tolist() == [
+        [0, 0, 0],
+        [0, 0, 1],
+        [0, 0, 2],
+        [1, 0, 0],
+        [1, 0, 1],
+        [1, 0, 2],
+    ]

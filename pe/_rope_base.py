@@ -38,20 +38,35 @@ from pe._validation import (
 )
 
 __all__ = [
+    "MAX_BASE_HEAD_DIM",
+    "MAX_BASE_TERMS",
     "MAX_MIN_BASE_CONTEXT",
     "rope_critical_dimension",
     "rope_decay_bound",
     "rope_min_base",
 ]
 
-#: Longest context `rope_min_base` searches (2**22 positions): its work grows
-#: with the context times the head size.
+#: Longest context `rope_min_base` searches: its work grows with the context
+#: times the head size.
 MAX_MIN_BASE_CONTEXT = 2**22
 
-# Positions per block when B_m is evaluated over a range, and the length of
-# the runs of consecutive positions that `_cos_sums` builds a block from.
+#: Largest head size `rope_decay_bound` and `rope_min_base` take: each distance
+#: or position sums over every pair of the head, and published heads have at
+#: most a few hundred dimensions.
+MAX_BASE_HEAD_DIM = 2**16
+
+#: Most terms (a distance or position times a pair of the head) that one call
+#: of `rope_decay_bound`, or one full check of a base by `rope_min_base`, sums:
+#: Men et al.'s head of 128 over the longest context. Checked before any is
+#: computed.
+MAX_BASE_TERMS = 2**28
+
+# Positions per block when B_m is evaluated over a range, the length of the
+# runs of consecutive positions that `_cos_sums` builds a block from, and the
+# most float64 values one intermediate array of either function holds.
 _BLOCK = 1 << 15
 _RUN = 256
+_CHUNK = 1 << 19
 
 
 def _check_positive_integer(value: Any, *, name: str, largest: int) -> int:
@@ -63,6 +78,27 @@ def _check_positive_integer(value: Any, *, name: str, largest: int) -> int:
     if number > largest:
         raise ValueError(f"{name} must be at most {largest:,}; got {number:,}")
     return number
+
+
+def _check_head_dim(head_dim: Any) -> int:
+    """`check_d_model` for the head size, at most `MAX_BASE_HEAD_DIM`."""
+    value = check_d_model(head_dim, name="head_dim")
+    if value > MAX_BASE_HEAD_DIM:
+        raise ValueError(
+            f"head_dim must be at most {MAX_BASE_HEAD_DIM:,} (2**16) in rope_decay_bound and "
+            f"rope_min_base, which sum over all head_dim / 2 pairs at each distance; "
+            f"got {value:,}"
+        )
+    return value
+
+
+def _check_terms(count: int, pairs: int, *, what: str) -> None:
+    """Refuse more than `MAX_BASE_TERMS` terms (`count` of `what` times `pairs`) at once."""
+    if count * pairs > MAX_BASE_TERMS:
+        raise ValueError(
+            f"{what} times head_dim / 2 must be at most {MAX_BASE_TERMS:,} (2**28) terms; got "
+            f"{count:,} x {pairs:,} = {count * pairs:,}"
+        )
 
 
 def _theta(head_dim: int, base: float) -> NDArray[np.float64]:
@@ -82,7 +118,8 @@ def rope_decay_bound(distances: Any, head_dim: int, base: float = 10000.0) -> ND
         integers of any shape (negative ones give the same value as their
         magnitude; ``|r| <= 2**31 - 1``).
     head_dim : int
-        The head size $d$; a positive even integer.
+        The head size $d$; a positive even integer, at most 65,536 (2**16).
+        The distances times $d/2$ may be at most 2**28 terms.
     base : float, default 10000.0
         The base $b$; a finite real number greater than 1.
 
@@ -97,8 +134,10 @@ def rope_decay_bound(distances: Any, head_dim: int, base: float = 10000.0) -> ND
     TypeError
         If `distances` holds non-integers, or `head_dim` or `base` has the wrong type.
     ValueError
-        If a distance is out of range, `head_dim` is not positive and even,
-        `base` is not finite and above 1, or the result would be too large.
+        If a distance is out of range, `head_dim` is not positive and even
+        or above 2**16, `base` is not finite and above 1, or the distances
+        times ``head_dim / 2`` exceed 2**28 terms (checked before any is
+        computed).
 
     Notes
     -----
@@ -118,16 +157,25 @@ def rope_decay_bound(distances: Any, head_dim: int, base: float = 10000.0) -> ND
     >>> float(pe.rope_decay_bound([0], head_dim=8)[0])  # (4 + 1) / 2
     2.5
     """
-    head_dim = check_d_model(head_dim, name="head_dim")
+    head_dim = _check_head_dim(head_dim)
     base = check_base(base)
+    pairs = head_dim // 2
     if is_integer(distances):  # check the size before building the distances
-        check_size((check_length(distances, name="distances (a length)"), head_dim // 2))
-    positions = check_positions(distances, name="distances")
-    check_size((*positions.shape, head_dim // 2))
+        length = check_length(distances, name="distances (a length)")
+        check_size(
+            (length, pairs),
+            name=f"the terms of {length:,} distances for head_dim {head_dim}",
+            hint="Ask for fewer distances at a time",
+        )
+        _check_terms(length, pairs, what="the number of distances")
+    positions = check_positions(
+        distances, name="distances", row=pairs, result=f"the terms for head_dim {head_dim}"
+    )
+    _check_terms(positions.size, pairs, what="the number of distances")
     theta = _theta(head_dim, base)
     flat = np.abs(positions.reshape(-1)).astype(np.float64)
     bound = np.empty(flat.size, dtype=np.float64)
-    step = max(1, _BLOCK * 32 // max(1, head_dim // 2))
+    step = max(1, _CHUNK // pairs)
     for start in range(0, flat.size, step):
         angles = np.multiply.outer(flat[start : start + step], theta)  # r·θ_k
         partial = np.cumsum(np.exp(1j * angles), axis=-1)  # S_1 .. S_{d/2}
@@ -197,10 +245,15 @@ def _cos_sums(start: int, stop: int, theta: NDArray[np.float64]) -> NDArray[np.f
     """
     count = stop - start
     run = min(count, _RUN)
-    firsts = np.multiply.outer(start + run * np.arange(-(-count // run), dtype=np.float64), theta)
-    offsets = np.multiply.outer(np.arange(run, dtype=np.float64), theta)
-    sums: NDArray[np.float64] = np.cos(firsts) @ np.cos(offsets).T
-    sums -= np.sin(firsts) @ np.sin(offsets).T
+    starts = start + run * np.arange(-(-count // run), dtype=np.float64)
+    steps = np.arange(run, dtype=np.float64)
+    sums = np.zeros((starts.size, run))
+    width = max(1, _CHUNK // _RUN)  # pairs at a time: a wide head in bounded memory
+    for low in range(0, theta.size, width):
+        part = theta[low : low + width]
+        firsts, offsets = np.multiply.outer(starts, part), np.multiply.outer(steps, part)
+        sums += np.cos(firsts) @ np.cos(offsets).T
+        sums -= np.sin(firsts) @ np.sin(offsets).T
     return sums.reshape(-1)[:count]
 
 
@@ -244,7 +297,8 @@ def rope_min_base(
         The context $L$; positions ``0 .. context - 1`` are checked. From 1 to
         `MAX_MIN_BASE_CONTEXT` (2**22).
     head_dim : int
-        The head size $d$; a positive even integer.
+        The head size $d$; a positive even integer, at most 65,536 (2**16).
+        The context times $d/2$ may be at most 2**28 terms.
     points_per_decade : int, default 1000
         The grid: bases $10^{k/n}$ for $k = 1, 2, \dots$ with $n$ =
         `points_per_decade` (1000: steps of 0.23 %). From 1 to 100,000.
@@ -265,13 +319,14 @@ def rope_min_base(
     ValueError
         If an argument is out of range, or no grid base up to `max_base`
         passes (``head_dim`` 2 never does past 2 positions: its only pair
-        turns at frequency 1 whatever the base).
+        turns at frequency 1 whatever the base, so that is said at once).
 
     Notes
     -----
     Each grid base is first tried on the positions that ruled out earlier
     bases (the sum changes smoothly with the base, so they usually rule it
-    out too); only a base that survives them is checked on every position.
+    out too), a batch of bases at a time; only a base that survives them is
+    checked on every position.
     That check builds the sums from two matrix products (``cos(a + b) =
     cos a cos b - sin a sin b``, over runs of 256 positions) rather than a
     cosine per position and pair.
@@ -287,7 +342,8 @@ def rope_min_base(
     1.0023052380778996
     """
     context = _check_positive_integer(context, name="context", largest=MAX_MIN_BASE_CONTEXT)
-    head_dim = check_d_model(head_dim, name="head_dim")
+    head_dim = _check_head_dim(head_dim)
+    _check_terms(context, head_dim // 2, what="context")
     per_decade = _check_positive_integer(
         points_per_decade, name="points_per_decade", largest=100_000
     )
@@ -296,32 +352,72 @@ def rope_min_base(
     ceiling = to_float(max_base, name="max_base", accepted="a finite real number greater than 1")
     if not math.isfinite(ceiling) or ceiling <= 1.0:
         raise ValueError(f"max_base must be a finite real number greater than 1; got {ceiling!r}")
+    if head_dim == 2 and context > 2:  # theta_0 = 1 for every base, and cos(2) < 0
+        raise _no_base(ceiling, context, head_dim)
     exponents = np.arange(0, head_dim, 2, dtype=np.float64) / head_dim
     witnesses: list[float] = []  # positions that ruled out a smaller base
+    batch = max(1, min(1024, _CHUNK // (8 * exponents.size)))
     step = 1
     while True:
-        base = 10.0 ** (step / per_decade)
+        bases = _grid_bases(step, batch, per_decade, ceiling)
+        if not bases:
+            raise _no_base(ceiling, context, head_dim)
+        step += len(bases)
+        thetas = np.power(np.asarray(bases)[:, np.newaxis], -exponents)  # a row per base
+        fresh: list[float] = []  # witnesses found in this batch, tried on each base left
+        for index in np.flatnonzero(_survivors(thetas, witnesses)):
+            theta = thetas[index]
+            if fresh and (np.cos(np.multiply.outer(fresh, theta)).sum(axis=-1) < 0).any():
+                continue
+            found = _some_negative(theta, context)
+            if found is None:
+                return float(bases[index])
+            fresh.append(float(found))
+        witnesses += fresh
+
+
+def _grid_bases(first: int, count: int, per_decade: int, ceiling: float) -> list[float]:
+    """Return the grid's bases 10**(k / per_decade), k = first, first + 1, ..., up to `ceiling`."""
+    bases = []
+    for k in range(first, first + count):
+        try:
+            base = 10.0 ** (k / per_decade)
+        except OverflowError:  # past float64, so past any ceiling
+            break
         if base > ceiling:
-            hint = (
-                "head_dim 2 has one pair, turning at frequency 1 whatever the base, so no "
-                "base passes past 2 positions"
-                if head_dim == 2
-                else "raise max_base"
-            )
-            raise ValueError(
-                f"no base up to max_base={ceiling:g} keeps sum_i cos(m theta_i) >= 0 for every "
-                f"m < context={context} with head_dim={head_dim}; {hint}"
-            )
-        theta = np.power(base, -exponents)
-        step += 1
-        if witnesses:
-            recent = np.asarray(witnesses[-8:])
-            if (np.cos(np.multiply.outer(recent, theta)).sum(axis=-1) < 0).any():
-                continue
-            older = np.asarray(witnesses[:-8])
-            if older.size and (np.cos(np.multiply.outer(older, theta)).sum(axis=-1) < 0).any():
-                continue
-        found = _some_negative(theta, context)
-        if found is None:
-            return float(base)
-        witnesses.append(float(found))
+            break
+        bases.append(base)
+    return bases
+
+
+def _survivors(thetas: NDArray[np.float64], witnesses: list[float]) -> NDArray[np.bool_]:
+    """Tell, for each row of `thetas`, whether every witness m keeps Σ cos(m θ_i) >= 0.
+
+    The latest witness rules out most bases (the sum changes smoothly with
+    the base), so it is tried first, alone, and the others after it, eight at
+    a time, on the rows left.
+    """
+    alive = np.ones(len(thetas), dtype=bool)
+    latest = len(witnesses) - 1
+    groups = [(latest, latest + 1)] + [(max(0, end - 8), end) for end in range(latest, 0, -8)]
+    for start, end in groups if witnesses else []:
+        rows = np.flatnonzero(alive)
+        if not rows.size:
+            break
+        group = np.asarray(witnesses[start:end])
+        angles = thetas[rows][:, np.newaxis, :] * group[:, np.newaxis]  # (rows, witness, pair)
+        alive[rows] = (np.cos(angles).sum(axis=-1) >= 0).all(axis=-1)
+    return alive
+
+
+def _no_base(ceiling: float, context: int, head_dim: int) -> ValueError:
+    hint = (
+        "head_dim 2 has one pair, turning at frequency 1 whatever the base, so no "
+        "base passes past 2 positions"
+        if head_dim == 2
+        else "raise max_base"
+    )
+    return ValueError(
+        f"no base up to max_base={ceiling:g} keeps sum_i cos(m theta_i) >= 0 for every "
+        f"m < context={context} with head_dim={head_dim}; {hint}"
+    )

@@ -346,3 +346,60 @@ def test_the_prose_states_the_settings_the_tables_use() -> None:
     assert page.SLOW_CONTEXTS == (4096, 4096 * 32)
     assert "over 32 times that context, and over the longer one under 0.75-RoPE" in text
     assert page.SLOW_P == 0.75
+
+
+# --- limits: sized before any term is summed ---------------------------------------------
+def test_head_size_and_terms_are_limited_before_any_sum() -> None:
+    from allocation import headroom
+
+    calls = [
+        # 256 positions x 2**23 pairs of offsets: 16 GiB before
+        (lambda: pe.rope_min_base(4096, 2**24), "head_dim must be at most 65,536"),
+        (lambda: pe.rope_decay_bound([3], 2**24), "head_dim must be at most 65,536"),
+        (lambda: pe.rope_min_base(2**21, 512), r"context times head_dim / 2 .* 2,097,152 x 256"),
+        (lambda: pe.rope_decay_bound(2**22, 256), r"number of distances times head_dim / 2"),
+        (
+            lambda: pe.rope_decay_bound(np.broadcast_to(5, (2**15, 2**4)), 2048),
+            r"2\*\*28\) terms; got 524,288 x 1,024",
+        ),
+    ]
+    for call, words in calls:
+        with headroom(), pytest.raises(ValueError, match=words):
+            call()
+    # The largest head: a value checked against the page's hand formula at r = 0.
+    widest = pe.rope_decay_bound([0], 2**16)
+    assert widest[0] == pytest.approx((2**15 + 1) / 2, abs=1e-6)
+
+
+def test_head_dim_2_fails_at_once_and_the_grid_stops_inside_float64(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """head_dim 2 scanned 1.2 million bases before saying what it knew: cos(2) < 0."""
+    import pe._rope_base
+
+    def no_scan(*args: object) -> object:
+        raise AssertionError("a base was tried")
+
+    monkeypatch.setattr(pe._rope_base, "_survivors", no_scan)
+    monkeypatch.setattr(pe._rope_base, "_some_negative", no_scan)
+    with pytest.raises(ValueError, match="head_dim 2 has one pair, turning at frequency 1"):
+        pe.rope_min_base(4096, 2, points_per_decade=100_000)
+    with pytest.raises(ValueError, match="no base up to max_base=5"):
+        pe.rope_min_base(100, 8, points_per_decade=1, max_base=5.0)  # 10 is past 5
+    monkeypatch.undo()
+    assert pe.rope_min_base(2, 2) == pytest.approx(10 ** (1 / 1000), rel=1e-15)
+    # A coarse grid up to the largest float64: 10**308 is its last point, not an OverflowError.
+    from pe._rope_base import _grid_bases
+
+    bases = _grid_bases(300, 20, 1, 1.7e308)
+    assert len(bases) == 9
+    assert bases[-1] == 1e308
+
+
+def test_a_fine_grid_finds_a_base_that_passes_above_one_that_fails() -> None:
+    """100,000 points per decade took 10 s (a cosine per base, witness and pair, in Python)."""
+    found = pe.rope_min_base(64, 8, points_per_decade=100_000)
+    k = round(100_000 * math.log10(found))
+    assert found == pytest.approx(10 ** (k / 100_000), rel=1e-12)
+    assert passes(found, 64, 8)
+    assert not passes(10 ** ((k - 1) / 100_000), 64, 8)

@@ -697,6 +697,184 @@ def test_bad_grid_width_is_named(dim: typing.Any) -> None:
         pe.grid_sincos(4, dim)
 
 
+# Integers of every width, as numpy scalars and arrays and as torch tensors.
+NUMPY_INTEGERS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+TORCH_INTEGERS = {
+    np.int8: torch.int8,
+    np.int16: torch.int16,
+    np.int32: torch.int32,
+    np.int64: torch.int64,
+    np.uint8: torch.uint8,
+    np.uint16: torch.uint16,
+    np.uint32: torch.uint32,
+    np.uint64: torch.uint64,
+}
+
+
+def grid_reference(height: int, width: int, dim: int, layout: str) -> np.ndarray:
+    """The 2-D sin-cos table token by token: math's sin and cos of index times 10000**(-i/q)."""
+    quarter = dim // 4
+    omega = [10000.0 ** (-i / quarter) for i in range(quarter)]
+    rows = []
+    for y in range(height):
+        for x in range(width):
+            sx, cx = [math.sin(x * w) for w in omega], [math.cos(x * w) for w in omega]
+            sy, cy = [math.sin(y * w) for w in omega], [math.cos(y * w) for w in omega]
+            rows.append(sx + cx + sy + cy if layout == "mae" else sy + sx + cy + cx)
+    return np.array(rows)
+
+
+@FAST
+@given(
+    integer=st.sampled_from(NUMPY_INTEGERS),
+    height=st.integers(1, 9),
+    width=st.integers(1, 9),
+    quarter=st.integers(1, 24),
+    layout=st.sampled_from(["mae", "timm"]),
+)
+def test_grid_functions_read_integers_of_every_width(
+    integer: type, height: int, width: int, quarter: int, layout: pe.GridLayout
+) -> None:
+    grid, dim = (integer(height), integer(width)), integer(4 * quarter)
+    table = pe.grid_sincos(grid, dim, layout=layout, dtype=np.float64)
+    np.testing.assert_allclose(
+        table, grid_reference(height, width, 4 * quarter, layout), rtol=0, atol=1e-14
+    )
+    assert np.array_equal(
+        pe.nn.functional.grid_sincos(grid, dim, layout=layout).numpy(),
+        pe.grid_sincos(grid, dim, layout=layout),
+    )
+    module = pe.nn.GridSinCosEmbedding(grid, dim, layout=layout)
+    assert module.grid == (height, width)
+    assert type(module.grid[0]) is int
+    rows, columns = pe.grid_coordinates(grid)
+    cells = [(y, x) for y in range(height) for x in range(width)]
+    assert list(zip(rows.tolist(), columns.tolist(), strict=True)) == cells
+    assert pe.grid_positions(np.array(grid, dtype=integer)).tolist() == [list(c) for c in cells]
+    assert pe.axial_rope((2 * grid[0], 2 * grid[1])).sections == (height, width)
+
+
+@FAST
+@given(
+    integer=st.sampled_from(NUMPY_INTEGERS),
+    dim=st.integers(2, 40),
+    flip=st.booleans(),
+    data=st.data(),
+)
+def test_timesteps_of_every_integer_width(
+    integer: type, dim: int, flip: bool, data: st.DataObject
+) -> None:
+    info = np.iinfo(integer)
+    low, high = max(int(info.min), -(2**31)), min(int(info.max), 2**31)
+    values = data.draw(st.lists(st.integers(low, high), max_size=6))
+    half = dim // 2
+    angles = np.outer(np.array(values, dtype=np.float64), 10000.0 ** (-np.arange(half) / half))
+    halves = [np.cos(angles), np.sin(angles)] if flip else [np.sin(angles), np.cos(angles)]
+    expected = np.concatenate([*halves, np.zeros((len(values), dim % 2))], axis=1)
+    # float32 rounding, and an ulp of float64 angles of up to 2**31
+    bound = 2.0**-24 + 2.0**-50 * max((abs(v) for v in values), default=0)
+    shifted = {"flip_sin_to_cos": flip, "downscale_freq_shift": 0}  # Stable Diffusion's exponent
+    numpy_values = np.array(values, dtype=integer)
+    torch_values = torch.tensor(values, dtype=TORCH_INTEGERS[integer])
+    for got in (
+        pe.timestep_embedding(numpy_values, np.int16(dim), **shifted),
+        pe.nn.functional.timestep_embedding(torch_values, dim, **shifted).numpy(),
+        pe.nn.SinusoidalTimestepEmbedding(integer(dim), **shifted)(torch_values).numpy(),
+    ):
+        assert got.shape == (len(values), dim)
+        assert np.abs(got - expected).max(initial=0) <= bound
+    if info.max > 2**31:  # a wide type holds timesteps past the limit: named, not wrapped
+        wide = data.draw(st.integers(2**31 + 1, int(info.max)))
+        array = np.array([wide], integer)
+        raises_named(lambda: pe.timestep_embedding(array, dim, **shifted), "timesteps")
+        tensor = torch.tensor([wide], dtype=TORCH_INTEGERS[integer])
+        raises_named(
+            lambda: pe.nn.functional.timestep_embedding(tensor, dim, **shifted), "timesteps"
+        )
+
+
+@FAST
+@given(
+    integer=st.sampled_from([np.int32, np.int64, np.uint32, np.uint64]),
+    side=st.integers(2**12, 2**17),
+    other=st.integers(2**12, 2**17),
+    quarter=st.integers(1, 64),
+    dim=st.integers(4, 512),
+)
+def test_huge_grids_and_batches_are_refused_before_allocating(
+    integer: type, side: int, other: int, quarter: int, dim: int
+) -> None:
+    """Sizes past 2**31 values, given as integers of any width, checked without building them."""
+    from allocation import headroom
+
+    from pe._validation import MAX_ELEMENTS
+
+    cells = side * other
+    grid = (integer(side), integer(other))
+    count = integer(cells) if cells <= np.iinfo(integer).max else np.int64(cells)
+    checks: list[tuple[Callable[[], object], str, bool]] = [
+        (lambda: pe.grid_sincos(grid, 4 * quarter), "grid", cells * 4 * quarter > MAX_ELEMENTS),
+        (lambda: pe.grid_coordinates(grid), "grid", 2 * cells > MAX_ELEMENTS),
+        (lambda: pe.grid_positions(grid), "shape", 2 * cells > MAX_ELEMENTS),
+        (
+            lambda: pe.nn.functional.resample_grid_embedding(torch.zeros(5, 4), grid),
+            "new_size",
+            (1 + cells) * 4 > MAX_ELEMENTS,
+        ),
+        (
+            lambda: pe.timestep_embedding(np.broadcast_to(integer(7), (cells,)), dim),
+            "timesteps",
+            cells * dim > MAX_ELEMENTS,
+        ),
+        (
+            lambda: pe.nn.functional.timestep_embedding(
+                torch.zeros(1, dtype=TORCH_INTEGERS[integer]).expand(cells), dim
+            ),
+            "timesteps",
+            cells * dim > MAX_ELEMENTS,
+        ),
+        (
+            lambda: pe.rope_decay_bound(count, 2 * quarter),
+            "distances",
+            cells * quarter > 2**28,
+        ),
+    ]
+    for call, parameter, too_large in checks:
+        if too_large:
+            with headroom():
+                raises_named(call, parameter)
+
+
+@FAST
+@given(
+    value=st.one_of(
+        st.lists(st.sampled_from(["mae", "timm", "t5", "bilinear", "yes"]), max_size=3).map(
+            np.array
+        ),
+        st.lists(st.booleans(), min_size=1, max_size=3).map(np.array),
+        st.lists(st.booleans(), max_size=2),
+        st.sampled_from(["no", "False", 0, 1, None]),
+    )
+)
+def test_choices_and_flags_given_as_arrays_are_named_type_errors(value: typing.Any) -> None:
+    """numpy's 'truth value is ambiguous', or an array compared element by element, before."""
+    table = torch.zeros(17, 8)
+    calls = {
+        "layout": lambda: pe.grid_sincos(4, 8, layout=value),
+        "mode": lambda: pe.nn.functional.resample_grid_embedding(table, 3, mode=value),
+        "kind": lambda: pe.nn.RelativePositionBias(2, kind=value),
+        "antialias": lambda: pe.nn.functional.resample_grid_embedding(table, 3, antialias=value),
+        "class_token": lambda: pe.nn.GridSinCosEmbedding(4, 8, class_token=value),
+        "flip_sin_to_cos": lambda: pe.timestep_embedding([1.0], 8, flip_sin_to_cos=value),
+        "bidirectional": lambda: pe.nn.RelativePositionBias(2, bidirectional=value),
+        "batch_first": lambda: pe.nn.SinusoidalPositionalEncoding(8, batch_first=value),
+    }
+    for parameter, call in calls.items():
+        unknown_name = isinstance(value, str) and parameter in ("layout", "mode", "kind")
+        with pytest.raises(ValueError if unknown_name else TypeError, match=rf"^{parameter} must"):
+            call()
+
+
 # --- RotaryEmbedding: table and rotate -------------------------------------------------
 
 rotary_layouts = st.sampled_from(["interleaved", "concatenated"])

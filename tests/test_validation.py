@@ -246,3 +246,95 @@ def test_torch_tensors_as_positions_of_the_numpy_functions() -> None:
         TypeError, match="positions must hold integers; got a torch tensor of dtype bool"
     ):
         pe.angles(torch.tensor([True]), 8)
+
+
+# --- the shared checks: real settings, choices, sizes -----------------------------------
+@pytest.mark.parametrize(
+    ("value", "positive", "error", "words"),
+    [
+        (10**400, False, ValueError, "scale must be a finite real number; got an integer of 401"),
+        (-(10**400), True, ValueError, "401 digits"),
+        (math.nan, False, ValueError, "got nan"),
+        (0, True, ValueError, "> 0; got 0"),
+        (True, False, TypeError, "got True"),
+        (np.array([1.0]), False, TypeError, "ndarray"),
+        (1 + 0j, False, TypeError, "complex"),
+    ],
+)
+def test_check_real_names_the_setting(
+    value: object, positive: bool, error: type, words: str
+) -> None:
+    from pe._validation import check_real
+
+    with pytest.raises(error, match=words):
+        check_real(value, name="scale", positive=positive)
+
+
+def test_check_real_returns_floats_of_any_real_type() -> None:
+    from pe._validation import check_real
+
+    assert check_real(np.uint64(2**64 - 1), name="scale") == 2.0**64
+    assert check_real(np.float16(0.5), name="scale", positive=True) == 0.5
+    assert check_real(-3, name="shift") == -3.0
+
+
+def test_check_choice_refuses_arrays_and_lists_by_type() -> None:
+    """An array would be compared element by element ('truth value is ambiguous')."""
+    from pe._validation import check_choice
+
+    assert check_choice(np.str_("mae"), name="layout", choices=("mae", "timm")) == "mae"
+    for value in (np.array(["mae", "timm"]), np.array(["mae"]), ["mae"], None, 1):
+        with pytest.raises(TypeError, match=r"layout must be one of 'mae', 'timm'; got"):
+            check_choice(value, name="layout", choices=("mae", "timm"))
+    with pytest.raises(ValueError, match="layout must be one of 'mae', 'timm'; got 'vit'"):
+        check_choice("vit", name="layout", choices=("mae", "timm"))
+
+
+def test_check_size_names_what_and_what_to_ask_for() -> None:
+    from pe._validation import MAX_ELEMENTS, check_size
+
+    check_size((MAX_ELEMENTS,))  # the largest accepted size
+    with pytest.raises(
+        ValueError,
+        match=r"^the table of grid \(8, 8\) would have shape \(2, 1073741825\): .*"
+        r"Ask for a smaller grid$",
+    ):
+        check_size((2, 2**30 + 1), name="the table of grid (8, 8)", hint="Ask for a smaller grid")
+    with pytest.raises(ValueError, match=r"shape \(3, 1000000000\).*fewer positions"):
+        check_size((np.int64(3), np.uint32(10**9)))  # numpy sizes print as plain integers
+
+
+# --- the read-only mappings of named records ----------------------------------------
+MAPPINGS = ["conventions", "timestep_presets", "grid_rope_presets"]
+
+
+@pytest.mark.parametrize("name", MAPPINGS)
+def test_named_mappings_copy_and_pickle_as_themselves(name: str) -> None:
+    import copy
+    import pickle
+
+    mapping = getattr(pe, name)
+    assert copy.deepcopy(mapping) is mapping
+    assert copy.copy(mapping) is mapping
+    assert pickle.loads(pickle.dumps(mapping)) is mapping
+    # A structure holding one deep-copies, as a training configuration does.
+    holder = {"presets": mapping, "chosen": [next(iter(mapping))]}
+    copied = copy.deepcopy(holder)
+    assert copied["presets"] is mapping
+    assert copied["chosen"] == holder["chosen"]
+    first = next(iter(mapping.values()))
+    assert copy.deepcopy(first) == first
+
+
+@pytest.mark.parametrize("name", MAPPINGS)
+def test_named_mappings_are_read_only_and_list_their_names(name: str) -> None:
+    mapping = getattr(pe, name)
+    with pytest.raises(TypeError):
+        mapping["new"] = None
+    with pytest.raises(KeyError, match=r"no .* named 'nonsense'; the names are "):
+        mapping["nonsense"]
+    with pytest.raises(KeyError, match=r"named \['x'\]"):  # an unhashable key, not a TypeError
+        mapping[["x"]]
+    assert ["x"] not in mapping
+    assert repr(mapping).startswith(f"<pe.{name}: ")
+    assert sorted(mapping) == sorted(record.name for record in mapping.values())

@@ -20,12 +20,11 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from pe._validation import MAX_POSITION, check_flag, check_offset, check_size
+from pe._validation import MAX_POSITION, check_choice, check_flag, check_offset, check_size
 from pe.nn._common import (
     check_count,
     check_device,
     check_integer_tensor,
-    check_layout_choice,
     check_lengths,
     check_move,
     check_size_if_known,
@@ -181,10 +180,8 @@ class RelativePositionBias(nn.Module):
     ) -> None:
         super().__init__()
         self.num_heads = check_count(num_heads, "num_heads")
-        self.kind = check_layout_choice(kind, "kind", ("t5", "clipped"))
-        if not isinstance(bidirectional, bool):
-            raise TypeError(f"bidirectional must be True or False; got {bidirectional!r}")
-        self.bidirectional = bidirectional
+        self.kind = check_choice(kind, name="kind", choices=("t5", "clipped"))
+        self.bidirectional = bidirectional = check_flag(bidirectional, name="bidirectional")
         self.max_distance = check_count(max_distance, "max_distance", maximum=MAX_POSITION)
         if self.kind == "t5":
             self.num_buckets = check_count(

@@ -23,6 +23,7 @@ from pe._validation import (
     MAX_POSITION,
     check_base,
     check_d_model,
+    check_flag,
     check_length,
     check_offset,
     check_positions,
@@ -420,9 +421,7 @@ class SinusoidalPositionalEncoding(nn.Module):
                 raise ValueError("max_len must be a positive integer or None; got 0")
         self.max_len = max_len
         probability = check_dropout(dropout)
-        if not isinstance(batch_first, bool):
-            raise TypeError(f"batch_first must be True or False; got {batch_first!r}")
-        self.batch_first = batch_first
+        self.batch_first = check_flag(batch_first, name="batch_first")
         self.dropout = nn.Dropout(probability)
         table = None if max_len is None else _run(0, max_len, self.d_model, self.base)
         self.register_buffer("table", table, persistent=False)

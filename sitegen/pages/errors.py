@@ -5,11 +5,18 @@ site is built, with the exception and message it raised. Each bad call is
 written once, as source text: the page shows that text and the build runs it,
 so the call shown and the call made cannot drift apart. The function column is
 read off the same text (the name called first, or ``Convention.<method>``).
+
+Each call runs as a line of a reader's program would: with the module's public
+names and Python's builtins. (Without builtins, torch's first
+``torch.tensor(...)`` of a process fails: its C code imports ``torch.storage``
+through the calling frame's ``__import__``.)
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import importlib
 from typing import Any
 
 import numpy as np
@@ -75,12 +82,24 @@ CALLS: dict[str, tuple[str, ...]] = {
         "grid_sincos(14, 766)",
         "grid_sincos((14, 0), 768)",
         "grid_sincos(14, 768, layout='vit')",
+        "grid_sincos(14, 768, layout=np.array(['mae']))",
+        "grid_sincos(3, 8, scale=1e308)",
+        "grid_sincos(2**16, 4)",
+        "grid_sincos(1, 2**28)",
+        "grid_coordinates(2**16)",
+        "timestep_embedding([1.0], 8, scale=10**400)",
+        "timestep_embedding(np.broadcast_to(1.0, (2**27,)), 256)",
+        "rope_min_base(4096, 2**24)",
+        "rope_min_base(4096, 2, points_per_decade=100000)",
+        "rope_decay_bound([3], 2**24)",
         # RoPE on grids
         "axial_rope((16, 7))",
         "mrope(16, (2, 3, 2))",
         "grid_rope_angles([[1, 2]], axial_rope((4, 4, 4)))",
         "mrope_position_ids([0, 1, 1, 0], image_grid_thw=[(1, 4, 4)])",
         "mrope_position_ids([0, 1, 1, 1, 1])",
+        "grid_positions((2**16, 2**15))",
+        "axial_rope((2**24, 2**24))",
     ),
     "pe.analysis": (
         "similarity([0, 1], [0, 1, 2], 8)",
@@ -118,6 +137,7 @@ CALLS: dict[str, tuple[str, ...]] = {
         "SinusoidalTimestepEmbedding(256, downscale_freq_shift=128)",
         "SinusoidalTimestepEmbedding(256)(torch.tensor([1j]))",
         "GridSinCosEmbedding(14, 768, class_token=True)(torch.zeros(2, 196, 768))",
+        "SinusoidalTimestepEmbedding.from_preset(['flux'])",
         # RoPE on grids
         "MultimodalRotaryEmbedding(16, (2, 3, 3))(torch.zeros(1, 2, 4, 16), torch.zeros(1, 2, 4, 16), torch.arange(4)[None])",  # noqa: E501
         "AxialRotaryEmbedding((4, 4))(torch.zeros(3, 8), torch.zeros(3, 8), torch.zeros(3, 3))",
@@ -127,6 +147,10 @@ CALLS: dict[str, tuple[str, ...]] = {
         "timestep_embedding([999.0], 256)",
         "resample_grid_embedding(torch.zeros(1, 51, 8), 8)",
         "resample_grid_embedding(torch.zeros(1, 51, 8), 8, old_size=(7, 8))",
+        "resample_grid_embedding(torch.zeros(1, 1, 8), 4)",
+        "resample_grid_embedding(torch.zeros(17, 8), 4, antialias='no')",
+        "resample_grid_embedding(torch.zeros(17, 8), (10**5, 10**5))",
+        "timestep_embedding(torch.zeros(1).expand(2**27), 256)",
         "relative_position_bucket(torch.zeros(3))",
         "position_ids(torch.zeros(2, 3), 0)",
         "position_ids(torch.zeros(2, 3, dtype=torch.uint8), 257)",
@@ -162,41 +186,103 @@ def function_of(call: str, package: str) -> str:
     raise ValueError(f"call={call!r}: cannot tell which public function it calls")
 
 
-def _cases() -> list[tuple[str, str, dict[str, Any]]]:
-    """Every bad call with its module and the names it runs with."""
-    import importlib
-
+def names(package: str) -> dict[str, Any]:
+    """Return the names a bad call of `package` runs with: its ``__all__``, np, nan, torch."""
     import torch
 
-    cases = []
-    for package, calls in CALLS.items():
-        module = importlib.import_module(package)
-        names = {name: getattr(module, name) for name in module.__all__}
-        names |= {"np": np, "nan": np.nan, "torch": torch}
-        cases += [(call, package, names) for call in calls]
-    return cases
+    module = importlib.import_module(package)
+    found = {name: getattr(module, name) for name in module.__all__}
+    return found | {"np": np, "nan": np.nan, "torch": torch}
+
+
+def run(call: str, package: str) -> Any:
+    """Evaluate the source text `call` with the names of `package` and Python's builtins."""
+    return eval(call, {"__builtins__": builtins}, names(package))  # the shown text is the call
+
+
+def error_row(call: str, package: str) -> list[str]:
+    """Run one bad call; return its row (function, call, exception, message).
+
+    A call that does not raise a `TypeError` or `ValueError` is a bug, and fails
+    the build.
+    """
+    try:
+        run(call, package)
+    except (TypeError, ValueError) as error:
+        message = str(error).replace("|", "\\|")
+        return [
+            f"`{function_of(call, package)}`",
+            f"`{call}`",
+            f"`{type(error).__name__}`",
+            message,
+        ]
+    raise AssertionError(f"{call} did not raise")
 
 
 @cached_markdown
 def error_table() -> str:
-    """Run every case; a case that does not raise is a bug, and fails the build."""
-    rows = []
-    for call, package, names in _cases():
-        try:
-            eval(call, {"__builtins__": {}}, dict(names))  # the shown text is the call made
-        except (TypeError, ValueError) as error:
-            message = str(error).replace("|", "\\|")
-            rows.append(
-                [
-                    f"`{function_of(call, package)}`",
-                    f"`{call}`",
-                    f"`{type(error).__name__}`",
-                    message,
-                ]
-            )
-        else:
-            raise AssertionError(f"{call} did not raise")
+    """Run every bad call of `CALLS`, in order, into the page's table."""
+    rows = [error_row(call, package) for package, calls in CALLS.items() for call in calls]
     return table(["function", "call", "raises", "message"], rows, align="llll")
+
+
+#: The limits the checks enforce, by the module that defines each.
+LIMITS = (
+    ("pe._validation", "MAX_POSITION"),
+    ("pe._validation", "MAX_D_MODEL"),
+    ("pe._validation", "MAX_ELEMENTS"),
+    ("pe._timesteps", "MAX_TIMESTEP"),
+    ("pe._alibi", "MAX_HEADS"),
+    ("pe._rope_base", "MAX_BASE_HEAD_DIM"),
+    ("pe._rope_base", "MAX_BASE_TERMS"),
+    ("pe._rope_base", "MAX_MIN_BASE_CONTEXT"),
+)
+
+
+def doc_comment(module: str, name: str) -> str:
+    """Return the ``#:`` comment above ``name = ...`` in `module`'s source, as one line.
+
+    >>> doc_comment("pe._alibi", "MAX_HEADS")
+    'Largest accepted head count: far beyond any model, small enough to allocate.'
+    """
+    import inspect
+
+    lines = inspect.getsource(importlib.import_module(module)).splitlines()
+    end = next(i for i, line in enumerate(lines) if line.startswith(f"{name} = "))
+    start = end
+    while start > 0 and lines[start - 1].startswith("#:"):
+        start -= 1
+    if start == end:
+        raise ValueError(f"{module}.{name} has no #: comment to show")
+    text = " ".join(line.removeprefix("#:").strip() for line in lines[start:end])
+    return text.replace("``", "`")
+
+
+def power_of_two(value: float) -> str:
+    """Write a limit with its power of two.
+
+    >>> power_of_two(2**31), power_of_two(2**31 - 1), power_of_two(2.0**31)
+    ('2,147,483,648 (2**31)', '2,147,483,647 (2**31 - 1)', '2,147,483,648 (2**31)')
+    """
+    number = int(value)
+    for offset, suffix in ((0, ""), (1, " - 1")):
+        exponent = (number + offset).bit_length() - 1
+        if number + offset == 2**exponent:
+            return f"{number:,} (2**{exponent}{suffix})"
+    return f"{number:,}"
+
+
+def limits_table() -> str:
+    """Each limit: its name, its value and the comment that documents it in the code."""
+    rows = [
+        [
+            f"`{name}`",
+            power_of_two(getattr(importlib.import_module(module), name)),
+            doc_comment(module, name),
+        ]
+        for module, name in LIMITS
+    ]
+    return table(["limit", "value", "what it bounds"], rows, align="lrl")
 
 
 #: Calls that are accepted, as transformers accepts the same configuration, with a
@@ -219,19 +305,14 @@ WARNINGS: dict[str, tuple[str, ...]] = {
 @cached_markdown
 def warning_table() -> str:
     """Run every call of `WARNINGS`; one that raises or gives no warning fails the build."""
-    import importlib
     import warnings
-
-    import torch
 
     rows = []
     for package, calls in WARNINGS.items():
-        module = importlib.import_module(package)
-        names = {name: getattr(module, name) for name in module.__all__} | {"torch": torch}
         for call in calls:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                eval(call, {"__builtins__": {}}, dict(names))
+                run(call, package)
             messages = [str(w.message).replace("|", "\\|") for w in caught]
             if not messages:
                 raise AssertionError(f"{call} gave no warning")

@@ -4,11 +4,14 @@ The wheel is built from the working tree with hatchling (offline, reproducible:
 hatchling fixes the timestamps) and kept in the build cache under the hash of
 the files it packs. `copied_blocks` reads a built page the way Material's copy
 button does, so the notebooks, the scripts and ``tests/test_reader.py`` all take
-exactly the code a reader copies.
+exactly the code a reader copies. A notebook or script whose code imports more
+than pe, numpy, torch and the standard library opens with the ``pip install``
+line it needs (`install_line`).
 """
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 import re
@@ -147,16 +150,65 @@ def runnable(blocks: list[Block]) -> list[Block]:
     return [block for block in blocks if block.language == "python" and block.copied is not None]
 
 
+#: What every reader has: the site's install steps give pe, numpy and torch.
+INSTALLED = ("pe", "numpy", "torch")
+
+#: The requirement to install for each other library a page's code may import,
+#: by import name: the version its code needs (transformers 5's rotary module).
+#: A block importing a library missing here fails the build.
+REQUIREMENTS = {"transformers": "transformers>=5"}
+
+
+def extra_imports(blocks: list[Block]) -> tuple[str, ...]:
+    """Return the libraries `blocks` import besides `INSTALLED` and the standard library.
+
+    >>> extra_imports([Block("python", "import torch; from transformers import LlamaConfig", "")])
+    ('transformers',)
+    """
+    imported: set[str] = set()
+    for block in blocks:
+        for node in ast.walk(ast.parse(block.copied or "")):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.partition(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                imported.add(node.module.partition(".")[0])
+    extras = sorted(imported - set(INSTALLED) - set(sys.stdlib_module_names) - {"__future__"})
+    unknown = [name for name in extras if name not in REQUIREMENTS]
+    if unknown:
+        raise ValueError(
+            f"a page's code imports {', '.join(unknown)}: add the requirement to install "
+            "to sitegen.reader.REQUIREMENTS, so its notebook and script can say it"
+        )
+    return tuple(extras)
+
+
+def install_line(blocks: list[Block]) -> str | None:
+    """Return the ``pip install`` line for `blocks`' extra libraries, or None if they need none.
+
+    >>> install_line([Block("python", "from transformers import LlamaConfig", "")])
+    'pip install "transformers>=5"'
+    >>> install_line([Block("python", "import math, numpy, torch, pe", "")]) is None
+    True
+    """
+    extras = extra_imports(blocks)
+    if not extras:
+        return None
+    return "pip install " + " ".join(f'"{REQUIREMENTS[name]}"' for name in extras)
+
+
 def notebook(blocks: list[Block], title: str) -> str:
-    """Return an nbformat 4 notebook of `blocks` in order, with the outputs the page shows."""
+    """Return an nbformat 4 notebook of `blocks` in order, with the outputs the page shows.
+
+    Its first cell says what to install besides pe, numpy and torch, if anything.
+    """
+    introduction = f"# {title}\n\nThe runnable code of this page of the pe site, in order."
+    line = install_line(blocks)
+    if line is not None:
+        introduction += (
+            f" It needs more than pe, numpy and torch; install it first:\n\n```\n{line}\n```"
+        )
     cells: list[dict[str, object]] = [
-        {
-            "cell_type": "markdown",
-            "metadata": {},
-            "source": _lines(
-                f"# {title}\n\nThe runnable code of this page of the pe site, in order."
-            ),
-        }
+        {"cell_type": "markdown", "metadata": {}, "source": _lines(introduction)}
     ]
     for count, block in enumerate(blocks, start=1):
         assert block.copied is not None
@@ -191,6 +243,9 @@ def notebook(blocks: list[Block], title: str) -> str:
 def script(blocks: list[Block], title: str) -> str:
     """Return the page's runnable blocks as one Python script, in order."""
     parts = [f'"""{title}: the runnable code of this page of the pe site, in order."""']
+    line = install_line(blocks)
+    if line is not None:
+        parts.append(f"# Needs more than pe, numpy and torch: {line}")
     for number, block in enumerate(blocks, start=1):
         assert block.copied is not None
         parts.append(f"# %% Block {number}\n{block.copied}")

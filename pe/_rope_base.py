@@ -393,13 +393,14 @@ def _grid_bases(first: int, count: int, per_decade: int, ceiling: float) -> list
 def _survivors(thetas: NDArray[np.float64], witnesses: list[float]) -> NDArray[np.bool_]:
     """Tell, for each row of `thetas`, whether every witness m keeps Σ cos(m θ_i) >= 0.
 
-    The latest witness rules out most bases (the sum changes smoothly with
-    the base), so it is tried first, alone, and the others after it, eight at
-    a time, on the rows left.
+    The latest witnesses rule out most bases (the sum changes smoothly with
+    the base), so the latest is tried first, alone, then the three before it,
+    then the others eight at a time, each on the rows left.
     """
     alive = np.ones(len(thetas), dtype=bool)
     latest = len(witnesses) - 1
-    groups = [(latest, latest + 1)] + [(max(0, end - 8), end) for end in range(latest, 0, -8)]
+    groups = [(latest, latest + 1), (max(0, latest - 3), latest)]
+    groups += [(max(0, end - 8), end) for end in range(latest - 3, 0, -8)]
     for start, end in groups if witnesses else []:
         rows = np.flatnonzero(alive)
         if not rows.size:

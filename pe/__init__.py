@@ -22,13 +22,21 @@ from pe._axial import (
     grid_rope_angles,
     grid_rope_presets,
 )
+from pe._config import POSITION_KEYS, LayerRope, ModelRope, PositionKey, read_config
 from pe._conventions import Convention, conventions
 from pe._conventions import lookup as _lookup  # noqa: F401 (pe.convention, deprecated)
 from pe._deprecation import moved_attribute as _moved_attribute
+from pe._explain import explain, explanation
 from pe._frequencies import angles, frequencies, wavelengths
 from pe._grids import GridLayout, grid_coordinates, grid_sincos
 from pe._layout import convert_layout, layout_permutation
-from pe._mrope import MropePositions, mrope, mrope_decode_positions, mrope_position_ids
+from pe._mrope import (
+    InterleavedMrope,
+    MropePositions,
+    mrope,
+    mrope_decode_positions,
+    mrope_position_ids,
+)
 from pe._rope import RopeFrequencies, ntk_aware_base, rope_frequencies
 from pe._rope_base import rope_critical_dimension, rope_decay_bound, rope_min_base
 from pe._rotation import rotation_blocks, rotation_matrix
@@ -46,8 +54,13 @@ __all__ = [
     "GridLayout",
     "GridRope",
     "GridRopePreset",
+    "InterleavedMrope",
+    "LayerRope",
     "MAX_POSITION",
+    "ModelRope",
     "MropePositions",
+    "POSITION_KEYS",
+    "PositionKey",
     "PrecisionWarning",
     "RopeFrequencies",
     "TimestepPreset",
@@ -56,6 +69,8 @@ __all__ = [
     "axial_rope",
     "conventions",
     "convert_layout",
+    "explain",
+    "explanation",
     "frequencies",
     "grid_coordinates",
     "grid_positions",
@@ -67,6 +82,7 @@ __all__ = [
     "mrope_decode_positions",
     "mrope_position_ids",
     "ntk_aware_base",
+    "read_config",
     "rope_critical_dimension",
     "rope_decay_bound",
     "rope_frequencies",

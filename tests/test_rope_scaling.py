@@ -10,6 +10,7 @@ import copy
 import importlib
 import math
 import random
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,10 @@ import numpy as np
 import pytest
 
 import pe
+from pe._config import UNSUPPORTED
 from pe._published import PUBLISHED, Published
 from pe._rope import ROPE_RULES
-from pe.nn import RotaryEmbedding
+from pe.nn import NoRotation, RotaryEmbedding
 from sitegen.rope import frequencies_of
 
 transformers = pytest.importorskip("transformers")
@@ -113,6 +115,18 @@ def bound(entry: Published, seq_len: int | None) -> float:
     return float32_bound(base)
 
 
+def first_rotated(config: dict[str, Any], layer_type: str | None) -> int | None:
+    """The first rotated layer (of `layer_type`), where the config leaves some unrotated."""
+    kinds = pe.read_config(config).kinds
+    if all(kind.rotated for kind in kinds):
+        return None
+    return next(
+        kind.layers[0]
+        for kind in kinds
+        if kind.rotated and layer_type in (None, kind.kind) and kind.layers
+    )
+
+
 def quiet(function: Any, *args: Any, **kwargs: Any) -> Any:
     """Call, accepting pe's warnings about keys read outside the rule (checked elsewhere)."""
     with warnings.catch_warnings():
@@ -179,19 +193,15 @@ def test_matches_transformers_on_published_configs(entry: Published) -> None:
         assert ours.frequencies.shape == theirs.shape
         np.testing.assert_allclose(ours.frequencies, theirs, rtol=bound(entry, seq_len), atol=0)
         assert ours.attention_factor == pytest.approx(their_factor, rel=1e-12)
-        if entry.rule == "dynamic" and not seq_len:
-            continue  # from_config warns then (test_dynamic_without_seq_len_warns_naming_seq_len)
+        if entry.rule in ("dynamic", "longrope") and not seq_len:
+            continue  # from_config warns then (test_..._without_seq_len_warns_naming_seq_len)
         module = quiet(
             RotaryEmbedding.from_config,
             config.to_dict(),
             layer_type=layer_type,
+            layer=first_rotated(config.to_dict(), layer_type),
             seq_len=seq_len if seq_len else None,
         )
-        if entry.rule in ("dynamic", "longrope") and not seq_len:
-            # The module fixes its length at max_position_embeddings when none is given.
-            theirs, their_factor = reference(
-                config, layer_type, entry.config["max_position_embeddings"]
-            )
         np.testing.assert_allclose(
             module.frequencies, theirs, rtol=bound(entry, seq_len or 1), atol=0
         )
@@ -397,12 +407,22 @@ def test_configs_saved_by_transformers_5_load(family: str) -> None:
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
     parameters = text.rope_parameters
     nested = text.nested_rope_parameter_keys(parameters)
+    if family in UNSUPPORTED:
+        with pytest.raises(ValueError, match=re.escape(UNSUPPORTED[family][:40])):
+            RotaryEmbedding.from_config(saved)
+        return
     for layer_type in nested or [None]:
         if layer_type is not None and parameters[layer_type] is None:
-            with pytest.raises(ValueError, match="no rotary embedding"):
-                RotaryEmbedding.from_config(saved, layer_type=layer_type)
+            unrotated = RotaryEmbedding.from_config(saved, layer_type=layer_type)
+            assert isinstance(unrotated, NoRotation)
+            assert "is null: these layers have no RoPE" in unrotated.reason
             continue
-        module = quiet(RotaryEmbedding.from_config, saved, layer_type=layer_type)
+        module = quiet(
+            RotaryEmbedding.from_config,
+            saved,
+            layer_type=layer_type,
+            layer=first_rotated(saved, layer_type),
+        )
         theirs, their_factor = reference(text, layer_type)
         base = (parameters[layer_type] if layer_type else parameters)["rope_theta"]
         np.testing.assert_allclose(module.frequencies, theirs, rtol=float32_bound(base), atol=0)
@@ -641,10 +661,16 @@ def test_keys_read_elsewhere_are_accepted_and_named() -> None:
     ministral = next(entry for entry in PUBLISHED if entry.model == "Ministral 3 8B")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        RotaryEmbedding.from_config(ministral.config)
+        module = RotaryEmbedding.from_config(ministral.config)
     messages = " ".join(str(w.message) for w in caught)
-    assert "'llama_4_scaling_beta'" in messages
-    assert "1 + beta * ln" in messages
+    assert "'llama_4_scaling_beta'" not in messages  # read: the queries' temperature
+    scaling = ministral.config["rope_parameters"]
+    assert isinstance(module, RotaryEmbedding)
+    assert module.query_temperature == (
+        scaling["llama_4_scaling_beta"],
+        scaling["original_max_position_embeddings"],
+        0,
+    )
     assert "'max_position_embeddings'" in messages  # unknown to the rule, as to transformers
     qwen2_vl = next(entry for entry in PUBLISHED if entry.model == "Qwen2-VL text model")
     with pytest.warns(UserWarning, match="'mrope_section'.*three positions are equal"):
@@ -693,8 +719,23 @@ def test_dynamic_without_seq_len_warns_naming_seq_len() -> None:
     np.testing.assert_allclose(module.frequencies, pe.frequencies(64), rtol=1e-15)
 
 
+def test_longrope_without_seq_len_warns_and_turns_by_the_short_factors() -> None:
+    phi35 = next(entry for entry in PUBLISHED if entry.model == "Phi-3.5 mini instruct")
+    config = transformers_config(phi35)
+    with pytest.warns(UserWarning, match="longrope.*seq_len was not given.*short factors"):
+        module = RotaryEmbedding.from_config(config.to_dict())
+    theirs, factor = reference(config, None, None)  # transformers' frequencies before a call
+    assert module.attention_factor == pytest.approx(factor, rel=1e-12)
+    np.testing.assert_allclose(module.frequencies, theirs, rtol=bound(phi35, None), atol=0)
+    saved = config.to_dict()
+    long = pe.rope_frequencies(
+        96, scaling=saved["rope_parameters"], max_position_embeddings=131072, seq_len=131072
+    )
+    assert np.max(np.abs(module.frequencies / long.frequencies - 1)) > 1  # not the long set
+
+
 def test_every_rotary_width_up_to_512_is_read_exactly() -> None:
-    from pe.nn._rotary import _fraction_for
+    from pe._config import _fraction_for
 
     for head_dim in range(2, 513, 2):
         for rotated in range(2, head_dim + 1, 2):
@@ -762,12 +803,12 @@ def test_wrapped_language_configs_are_read_inside() -> None:
         (
             {"head_dim": 64, "rope_parameters": {"full_attention": {}}},
             ValueError,
-            r"config\['rope_parameters'\] holds one RoPE dict per layer type",
+            "holds one RoPE dict per layer type",
         ),
         (
             {"head_dim": 64, "layer_types": ["full_attention"]},
             ValueError,
-            "not one of the config's layer_types",
+            "is not a layer type of this config",
         ),
     ],
 )

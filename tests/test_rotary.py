@@ -233,7 +233,7 @@ def test_matches_transformers_rotary_module_end_to_end(config_name: str) -> None
     from test_rope_scaling import reference, transformers_config
 
     entry = by_model(config_name)
-    rope = RotaryEmbedding.from_config(entry.config)
+    rope = RotaryEmbedding.from_config(entry.config, seq_len=4300)  # Phi-3.5: the long factors
     seq = 300
     positions = torch.arange(4000, 4000 + seq)  # Phi-3.5: past 4096, the long factors
     inv_freq, attention = reference(
@@ -319,7 +319,7 @@ def test_from_config_reads_published_configs() -> None:
     from sitegen.rope import frequencies_of
 
     phi = by_model("Phi-3.5 mini instruct")
-    rope = RotaryEmbedding.from_config(phi.config)
+    rope = RotaryEmbedding.from_config(phi.config, seq_len=131072)
     long = frequencies_of(phi, 131072)
     np.testing.assert_array_equal(rope.frequencies, long.frequencies)
     assert rope.attention_factor == long.attention_factor

@@ -25,6 +25,7 @@ from pe.nn._relative import RelativePositionBias
 from pe.nn._rotary import RotaryEmbedding
 from pe.nn._sinusoidal import SinusoidalPositionalEncoding
 from pe.nn._timesteps import SinusoidalTimestepEmbedding
+from pe.nn._unrotated import NoRotation
 
 __all__ = [
     "ALiBi",
@@ -32,6 +33,7 @@ __all__ = [
     "GridSinCosEmbedding",
     "LearnedPositionalEmbedding",
     "MultimodalRotaryEmbedding",
+    "NoRotation",
     "RelativePositionBias",
     "RotaryEmbedding",
     "SinusoidalPositionalEncoding",

@@ -13,12 +13,14 @@ from torch import Tensor
 from pe._validation import check_length, check_positions, check_size, is_integer, to_float
 
 __all__ = [
+    "apply_temperature",
     "as_position_tensor",
     "check_count",
     "check_device",
     "check_length_or_symbol",
     "check_lengths",
     "check_size_if_known",
+    "check_temperature",
     "constrain",
     "is_symbolic",
     "check_dropout",
@@ -264,3 +266,40 @@ def check_index_range(index: Tensor, limit: int, describe: str) -> None:
                 f"positions must lie in [0, {limit}) for {describe}; got values from {low} to "
                 f"{high}"
             )
+
+
+def check_temperature(value: Any) -> tuple[float, float, int] | None:
+    """Return a query temperature ``(scale, step, shift)`` checked, or None."""
+    if value is None:
+        return None
+    if not isinstance(value, tuple) or len(value) != 3:
+        raise TypeError(
+            "query_temperature must be a tuple (scale, step, shift): queries at position p are "
+            f"multiplied by 1 + scale * ln(1 + floor((p + shift) / step)); got {value!r}"
+        )
+    from pe._rope import _number
+
+    scale = _number(value[0], "query_temperature[0] (scale)", minimum=0.0)
+    step = _number(value[1], "query_temperature[1] (step)", minimum=1.0)
+    if value[2] not in (0, 1) or isinstance(value[2], bool):
+        raise ValueError(f"query_temperature[2] (shift) must be 0 or 1; got {value[2]!r}")
+    return scale, step, int(value[2])
+
+
+def apply_temperature(
+    q: Tensor, temperature: tuple[float, float, int], positions: Tensor | None, offset: int
+) -> Tensor:
+    """Multiply queries by ``1 + scale * ln(1 + floor((p + shift) / step))`` at their positions.
+
+    Llama 4 does this to the queries of its unrotated layers (shift 1), Ministral 3 and
+    Mistral 4 to every query after RoPE (``llama_4_scaling_beta``, shift 0). The factor is
+    computed in float64 from the integer positions and rounded once to the queries' dtype.
+    """
+    scale, step, shift = temperature
+    if positions is None:
+        positions = torch.arange(q.shape[-2], device=q.device) + offset
+    elif positions.dim() == 2 and q.dim() >= 4:  # (batch, seq), shared by the heads
+        positions = positions.reshape(positions.shape[0], *([1] * (q.dim() - 3)), -1)
+    grown = torch.floor((positions.to(torch.float64) + shift) / step)
+    factor = 1.0 + scale * torch.log1p(grown)
+    return q * factor.unsqueeze(-1).to(device=q.device, dtype=q.dtype)

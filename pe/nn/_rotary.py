@@ -29,19 +29,20 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from pe._config import read_config
 from pe._deprecation import deprecated
 from pe._layout import layout_permutation
-from pe._rope import _base, _rule_of, layer_parameters, rope_frequencies
+from pe._rope import _rule_of, layer_parameters, rope_frequencies
 from pe._stack import outside_stacklevel
 from pe._validation import (
     MAX_POSITION,
-    check_d_model,
     check_length,
     check_offset,
     check_size,
     is_integer,
 )
-from pe.nn._common import check_layout_choice
+from pe.nn._common import apply_temperature, check_layout_choice, check_temperature
+from pe.nn._unrotated import NoRotation
 
 __all__ = ["RotaryEmbedding", "convert_rotary_layout"]
 
@@ -224,112 +225,6 @@ def _complex_view(x: Tensor) -> bool:
     )
 
 
-# Keys that hold RoPE settings, and the keys under which a wrapper config (multimodal,
-# retrieval, omni) keeps the language model whose settings they are.
-_ROPE_KEYS = ("rope_parameters", "rope_scaling", "rope_theta")
-_WRAPPERS = ("text_config", "vlm_config", "thinker_config")
-
-
-def _language_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Return `config`, or the language model's config inside a wrapper without RoPE settings."""
-    if not any(key in config for key in _ROPE_KEYS):
-        for key in _WRAPPERS:
-            if isinstance(config.get(key), Mapping):
-                return _language_config(config[key])
-    return config
-
-
-def _holders(config: Mapping[str, Any]) -> list[str]:
-    """Name the sub-configs that hold RoPE settings (an encoder and a decoder, say)."""
-    return [
-        f"config[{key!r}]"
-        for key, value in config.items()
-        if isinstance(value, Mapping) and any(name in value for name in _ROPE_KEYS)
-    ]
-
-
-def _positive_int(config: Mapping[str, Any], key: str) -> int:
-    value = config[key]
-    if not is_integer(value):
-        raise TypeError(
-            f"config[{key!r}] must be a positive integer; got {value!r} "
-            f"(type {type(value).__name__})"
-        )
-    if int(value) < 1:
-        raise ValueError(f"config[{key!r}] must be a positive integer; got {int(value)}")
-    return int(value)
-
-
-def _config_head_dim(config: Mapping[str, Any], layer_type: str | None) -> tuple[int, str]:
-    """Return the head width transformers reads, and where it was read.
-
-    ``head_dim``, else DeepSeek's rotated part (``qk_rope_head_dim``, which
-    transformers' DeepSeek configs copy into ``head_dim``), else
-    ``hidden_size // num_attention_heads``; a layer type's own ``head_dim`` in
-    ``per_layer_config`` (Gemma 4's global layers) comes first.
-    """
-    overrides = config.get("per_layer_config")
-    kinds = config.get("layer_types")
-    if layer_type is not None and isinstance(overrides, Mapping) and isinstance(kinds, list):
-        for key, override in overrides.items():
-            index = int(key) if isinstance(key, str) and key.isdigit() else key
-            if (
-                is_integer(index)
-                and 0 <= index < len(kinds)
-                and kinds[index] == layer_type
-                and isinstance(override, Mapping)
-                and override.get("head_dim") is not None
-            ):
-                where = f"config['per_layer_config'][{key!r}]['head_dim']"
-                return check_d_model(override["head_dim"], name=where), where
-    for key in ("head_dim", "qk_rope_head_dim"):
-        if config.get(key) is not None:
-            return check_d_model(config[key], name=f"config[{key!r}]"), f"config[{key!r}]"
-    if "hidden_size" not in config or "num_attention_heads" not in config:
-        holders = _holders(config)
-        if holders and not any(key in config for key in _ROPE_KEYS):
-            raise ValueError(
-                f"config has no RoPE settings of its own; {', '.join(holders)} "
-                f"{'holds' if len(holders) == 1 else 'hold'} some: pass the one you mean"
-            )
-        raise ValueError(
-            "config needs head_dim, or hidden_size and num_attention_heads; got keys "
-            f"{sorted(map(str, config))}"
-        )
-    hidden = _positive_int(config, "hidden_size")
-    heads = _positive_int(config, "num_attention_heads")
-    where = f"hidden_size // num_attention_heads = {hidden} // {heads}"
-    if hidden < heads:
-        raise ValueError(
-            f"config's head width {where} is 0; hidden_size must be at least num_attention_heads"
-        )
-    return check_d_model(hidden // heads, name=f"the head width {where}"), where
-
-
-def _fraction_for(rotated: Any, head_dim: int) -> float:
-    """Return the fraction whose truncated product with `head_dim` is exactly `rotated`.
-
-    ``rotated / head_dim`` can round below the ratio (60 / 88), and
-    ``int(88 * (60 / 88))`` is then 59: step up to the next float until the
-    product truncates to the width asked for.
-    """
-    if not is_integer(rotated) or isinstance(rotated, bool):
-        raise TypeError(
-            f"config['rotary_dim'] must be a positive even integer; got {rotated!r} "
-            f"(type {type(rotated).__name__})"
-        )
-    width = int(rotated)
-    if width < 2 or width % 2 or width > head_dim:
-        raise ValueError(
-            f"config['rotary_dim'] must be a positive even integer up to head_dim={head_dim}; "
-            f"got {width}"
-        )
-    fraction = width / head_dim
-    while int(head_dim * fraction) < width:
-        fraction = math.nextafter(fraction, 2.0)
-    return fraction
-
-
 # --8<-- [start:chunks]
 # Concatenated pairs on the CPU are turned a chunk of about this many bytes per intra-op
 # thread at a time (inputs over twice a chunk): the second and third passes over a chunk
@@ -414,7 +309,15 @@ class RotaryEmbedding(nn.Module):
     seq_len : int, optional
         The length the frequencies are fixed for, read by the two rules that
         depend on the length (``dynamic``, ``longrope``); default
-        `max_position_embeddings`. See Notes.
+        `max_position_embeddings` for ``dynamic`` and the short factors for
+        ``longrope``. See Notes.
+    query_temperature : (float, float, int), optional
+        ``(scale, step, shift)``: `forward` also multiplies the rotated
+        queries at position $p$ by
+        $1 + \mathrm{scale}\,\ln(1 + \lfloor (p + \mathrm{shift}) /
+        \mathrm{step}\rfloor)$, as Ministral 3 and Mistral 4 do
+        (``llama_4_scaling_beta``: ``(beta, original_max_position_embeddings,
+        0)``; `from_config` sets it). `rotate` does not.
 
     Attributes
     ----------
@@ -508,14 +411,21 @@ class RotaryEmbedding(nn.Module):
         max_position_embeddings: int | None = None,
         partial_rotary_factor: float | None = None,
         seq_len: int | None = None,
+        query_temperature: tuple[float, float, int] | None = None,
     ) -> None:
         super().__init__()
+        self.query_temperature = check_temperature(query_temperature)
+        # Without a length, dynamic NTK is fixed at the trained length (unscaled) and LongRoPE
+        # takes its short factors, as transformers does for sequences up to that length.
+        length = seq_len
+        if length is None and _rule_of(layer_parameters(scaling)[0], "scaling") != "longrope":
+            length = max_position_embeddings
         result = rope_frequencies(
             head_dim,
             base=base,
             scaling=scaling,
             max_position_embeddings=max_position_embeddings,
-            seq_len=seq_len if seq_len is not None else max_position_embeddings,
+            seq_len=length,
             partial_rotary_factor=partial_rotary_factor,
         )
         parameters, _ = layer_parameters(scaling)  # flat: rope_frequencies took it
@@ -530,6 +440,16 @@ class RotaryEmbedding(nn.Module):
                 f"frequencies are fixed for max_position_embeddings={max_position_embeddings}, "
                 "where dynamic NTK leaves them unscaled. Pass seq_len= the longest length the "
                 "module will serve",
+                UserWarning,
+                stacklevel=outside_stacklevel(),
+            )
+        if self.rule == "longrope" and seq_len is None:
+            original = parameters.get("original_max_position_embeddings")
+            warnings.warn(
+                "rule 'longrope' depends on the sequence length and seq_len was not given: the "
+                "module turns by the short factors, as transformers does for sequences up to "
+                f"original_max_position_embeddings={original}. Pass seq_len= the longest "
+                "length the module will serve (longer than that: the long factors)",
                 UserWarning,
                 stacklevel=outside_stacklevel(),
             )
@@ -552,53 +472,67 @@ class RotaryEmbedding(nn.Module):
         cls,
         config: Mapping[str, Any],
         *,
-        layout: str = "concatenated",
+        layout: str | None = None,
         seq_len: int | None = None,
         layer_type: str | None = None,
-    ) -> RotaryEmbedding:
-        """Build the module from a model's ``config.json`` (as a dict), as transformers 5 reads it.
+        layer: int | None = None,
+    ) -> RotaryEmbedding | NoRotation:
+        """Build the module from a model's ``config.json`` (as a dict), as the model reads it.
 
-        Reads ``rope_scaling`` or ``rope_parameters`` (flat, or nested by layer
-        type), ``rope_theta`` and ``partial_rotary_factor`` (inside that dict
-        first, as transformers 5 reads them, else at the top level; a
-        disagreement between the two gives a warning),
+        The config is read by `pe.read_config`, the one place where pe decides
+        what each key means: ``rope_scaling`` or ``rope_parameters`` (flat, or
+        nested by layer type), ``rope_theta`` and ``partial_rotary_factor``
+        (inside that dict first, as transformers 5 reads them, else at the top
+        level; a disagreement between the two gives a warning),
         ``max_position_embeddings``, ``original_max_position_embeddings``
         (Phi-3 keeps it at the top level, where it wins for a flat dict), the
         head width (``head_dim``, or ``qk_rope_head_dim``, DeepSeek's rotated
-        part, or ``hidden_size // num_attention_heads``; a layer
-        type's own ``head_dim`` in ``per_layer_config`` first) and GPT-NeoX's
-        ``rotary_pct`` or GPT-J's ``rotary_dim``. A config without RoPE
-        settings of its own that wraps a language model (``text_config``,
-        ``vlm_config``, ``thinker_config``) is read there. Other keys are
-        ignored.
+        part, or ``hidden_size // num_attention_heads``; a layer's own width
+        in ``per_layer_config`` or Gemma 4's ``global_head_dim`` first),
+        GPT-NeoX's ``rotary_pct`` or GPT-J's ``rotary_dim``, and the keys with
+        which model families set a layer type's base, scaling or lack of RoPE
+        (Gemma 3's ``rope_local_base_freq``, ModernBERT's two bases, Llama 4's
+        and SmolLM3's ``no_rope_layers``, Cohere 2's unrotated full-attention
+        layers...: `pe.POSITION_KEYS`). A config without RoPE settings of its
+        own that wraps a language model (``text_config``...) is read there. A
+        key that changes positions and that pe does not read is refused.
 
         Parameters
         ----------
         config : mapping
             The configuration, e.g. ``json.load`` of a ``config.json`` or a
             transformers config's ``to_dict()``.
-        layout : {"concatenated", "interleaved"}, default "concatenated"
-            Hugging Face's Llama-style models rotate halves.
+        layout : {"concatenated", "interleaved"}, optional
+            Which dimensions form a pair. Default: the model family's (pairs
+            ``(i, i + d/2)`` for Llama-style models; ``(2i, 2i + 1)`` for
+            GPT-J, GLM, Cohere, DeepSeek-V2, and DeepSeek-V3 with
+            ``rope_interleave``).
         seq_len : int, optional
-            As in the constructor. A ``dynamic`` config without it gives
-            unscaled frequencies, with a warning.
+            As in the constructor. A ``dynamic`` or ``longrope`` config
+            without it gives a warning (see the constructor).
         layer_type : str, optional
             Which layers' RoPE to build (``"full_attention"``,
-            ``"sliding_attention"``...): required when ``rope_parameters`` is
-            nested by layer type (Gemma 3 and later); with a flat dict it
-            must be one of the config's ``layer_types``, if it lists them.
+            ``"sliding_attention"``...): required when the config's layer types
+            get different positions (Gemma 3, ModernBERT, OLMo 3...).
+        layer : int, optional
+            The index of the layer to build for, instead of (or besides)
+            `layer_type`: needed where layers of one type differ (Llama 4 and
+            SmolLM3 leave some unrotated).
 
         Returns
         -------
-        RotaryEmbedding
+        RotaryEmbedding or NoRotation
+            A `NoRotation` (which returns queries and keys unchanged, and
+            names the key in its ``reason``) for a layer the config leaves
+            without RoPE.
 
         Raises
         ------
         TypeError, ValueError
-            If `config` is not a mapping, has no head width (or a head width,
-            ``hidden_size`` or ``num_attention_heads`` that is not a positive
-            integer), a nested ``rope_parameters`` and no `layer_type`, or RoPE
-            settings that are invalid (see `pe.rope_frequencies`).
+            If `config` is not a mapping, has no head width, names a key that
+            changes positions and that pe refuses, has layers that differ with
+            no `layer_type` or `layer` to choose, or RoPE settings that are
+            invalid (see `pe.rope_frequencies`).
 
         Examples
         --------
@@ -614,54 +548,31 @@ class RotaryEmbedding(nn.Module):
         >>> rope = RotaryEmbedding.from_config(gemma3, layer_type="full_attention")
         >>> rope.rule, rope.base
         ('linear', 1000000.0)
+        >>> RotaryEmbedding.from_config(gemma3, layer=0).base
+        10000.0
         """
-        if not isinstance(config, Mapping):
-            raise TypeError(f"config must be a dict; got {type(config).__name__}")
-        config = _language_config(config)
-        key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
-        raw = config.get(key) or {}
-        if not isinstance(raw, Mapping):
-            raise TypeError(f"config[{key!r}] must be a dict; got {type(raw).__name__}")
-        try:
-            parameters, _ = layer_parameters(raw, layer_type)
-        except (TypeError, ValueError) as error:
-            raise type(error)(str(error).replace("scaling", f"config[{key!r}]", 1)) from None
-        kinds = config.get("layer_types")
-        if (
-            layer_type is not None
-            and parameters is raw
-            and isinstance(kinds, list)
-            and layer_type not in kinds
-        ):
-            raise ValueError(
-                f"layer_type={layer_type!r} is not one of the config's layer_types "
-                f"({', '.join(map(repr, dict.fromkeys(kinds)))})"
-            )
-        head_dim, _ = _config_head_dim(config, layer_type)
-        fraction = config.get("partial_rotary_factor")
-        if fraction is None and config.get("rotary_pct") is not None:
-            fraction = config["rotary_pct"]
-        if fraction is None and config.get("rotary_dim") is not None:
-            fraction = _fraction_for(config["rotary_dim"], head_dim)
-        scaling = dict(parameters)
-        rule = scaling.get("rope_type") or scaling.get("type") or "default"
-        original = config.get("original_max_position_embeddings")
-        if original is not None and parameters is raw and rule in ("yarn", "longrope", "llama3"):
-            scaling["original_max_position_embeddings"] = original  # Phi-3: the top level wins
-        # Beside a dict nested by layer type, rope_theta is only the default of the entries
-        # that lack one (transformers' setdefault), so a different value is no disagreement.
-        nested = parameters is not raw
-        base = config.get("rope_theta")
-        if base is not None:
-            base = _base(base, "config['rope_theta']")
+        model = read_config(config)
+        if layer is not None:
+            kind = model.layer(layer)
+            if layer_type is not None and kind.kind != layer_type:
+                raise ValueError(
+                    f"layer={layer} is of type {kind.kind!r}, not layer_type={layer_type!r}"
+                )
+        else:
+            kind = model.of_type(layer_type)
+        if layout is not None:
+            layout = _check_rotary_layout(layout, "layout")
+        if not kind.rotated:
+            return NoRotation(kind.head_dim, reason=kind.reason, query_temperature=kind.temperature)
         return cls(
-            head_dim,
-            base=None if nested and "rope_theta" in parameters else base,
-            layout=layout,
-            scaling=scaling or None,
-            max_position_embeddings=config.get("max_position_embeddings"),
-            partial_rotary_factor=fraction,
+            kind.head_dim,
+            base=kind.base_beside,
+            layout=kind.layout if layout is None else layout,
+            scaling=kind.scaling or None,
+            max_position_embeddings=kind.max_position_embeddings,
+            partial_rotary_factor=kind.partial_rotary_factor,
             seq_len=seq_len,
+            query_temperature=kind.temperature,
         )
 
     # --8<-- [start:table]
@@ -1134,6 +1045,19 @@ class RotaryEmbedding(nn.Module):
             Naming `q` or `k` for a tensor of the wrong kind or width, or for
             positions out of range or of an ambiguous shape.
         """
+        if self.query_temperature is None:
+            return self._forward(q, k, q_positions, k_positions, offset)
+        q_rot, k_rot = self._forward(q, k, q_positions, k_positions, offset)
+        return apply_temperature(q_rot, self.query_temperature, q_positions, offset), k_rot
+
+    def _forward(
+        self,
+        q: Tensor,
+        k: Tensor,
+        q_positions: Tensor | None,
+        k_positions: Tensor | None,
+        offset: int,
+    ) -> tuple[Tensor, Tensor]:
         if (
             q_positions is None
             and k_positions is None
@@ -1206,4 +1130,9 @@ class RotaryEmbedding(nn.Module):
             f"head_dim={self.head_dim}, base={self.base}, layout={self.layout!r}, "
             f"rule={self.rule!r}, rotary_dim={self.rotary_dim}, "
             f"attention_factor={self.attention_factor!r}"
+            + (
+                ""
+                if self.query_temperature is None
+                else f", query_temperature={self.query_temperature}"
+            )
         )

@@ -1,0 +1,293 @@
+"""Published ``config.json`` files, read raw by pe, against transformers' own modules.
+
+Every file of ``configs/`` (copies of published files, each with its source in
+``configs/sources.json``) is read twice: by `pe.read_config` and
+`RotaryEmbedding.from_config` from the raw dict, and by the pinned
+transformers through the family's own configuration class and rotary module.
+For every kind of layer pe names, queries and keys rotated by pe equal the
+family's own rotary module and apply function at positions up to twice the
+trained length (float32 rounding); a layer pe calls unrotated is one whose
+attention module, built by transformers for that layer index, does not rotate.
+A file pe refuses must be refused with a message naming the key.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import json
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import pe
+from pe._config import _POSITIONAL_NAME, NOT_POSITIONAL, POSITION_KEYS
+from pe.nn import NoRotation, RotaryEmbedding
+
+transformers = pytest.importorskip("transformers")
+transformers_logging = pytest.importorskip("transformers.utils.logging")
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "configs"
+FILES = sorted(path.relative_to(CORPUS).as_posix() for path in CORPUS.glob("*/*.json"))
+
+#: Files pe refuses, with the key the refusal must name.
+REFUSED: dict[str, str] = {}
+
+#: Files of model types the pinned transformers does not have (remote code), with the
+#: transformers model type they are compared with and the warning pe gives.
+REMOTE: dict[str, tuple[str, str]] = {
+    "kimi/kimi-k2-instruct.json": ("deepseek_v3", "auto_map names DeepseekV3Config"),
+    "nemotron/llama-3.3-nemotron-super-49b-v1.json": ("llama", "not a model type pe knows"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _quiet_transformers() -> Any:
+    level = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()
+    yield
+    transformers_logging.set_verbosity(level)
+
+
+def load(path: str) -> dict[str, Any]:
+    with open(CORPUS / path, encoding="utf-8") as file:
+        result: dict[str, Any] = json.load(file)
+    return result
+
+
+def their_config(raw: dict[str, Any], model_type: str | None = None) -> Any:
+    """transformers' config object for a raw file, and the language model's part of it."""
+    cls = transformers.CONFIG_MAPPING[model_type or raw["model_type"]]
+    kept = {k: v for k, v in copy.deepcopy(raw).items() if k != "model_type"}
+    if model_type is not None:  # another family's class: leave it the sizes it checks
+        kept = {k: v for k, v in kept.items() if v is not None}
+    config = cls.from_dict(kept)
+    return config.get_text_config() if hasattr(config, "get_text_config") else config
+
+
+def modeling(text: Any) -> Any:
+    return importlib.import_module(type(text).__module__.replace("configuration_", "modeling_"))
+
+
+def rotary_class(module: Any) -> Any:
+    names = [
+        name
+        for name in dir(module)
+        if name.endswith("RotaryEmbedding") and "Vision" not in name and name[0] != "_"
+    ]
+    return getattr(module, max(names, key=len)) if names else None
+
+
+def positions_for(kind: pe.LayerRope) -> torch.Tensor:
+    """0..15, then 24 positions spread up to twice the trained length."""
+    longest = 2 * (kind.trained_length or kind.max_position_embeddings or 4096)
+    spread = np.unique(np.geomspace(16, longest - 1, 24).astype(np.int64))
+    return torch.from_numpy(np.concatenate([np.arange(16), spread]))
+
+
+def theirs(text: Any, kind: pe.LayerRope, q: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """q (shape (seq, head_dim)) rotated by the family's own module and apply function."""
+    module = modeling(text)
+    n, width = q.shape
+    if type(text).__name__ == "GPTJConfig":
+        rotated = text.rotary_dim or width
+        table = module.create_sinusoidal_positions(int(positions.max()) + 1, rotated)
+        sin, cos = torch.split(table[positions][None], rotated // 2, dim=-1)
+        head = module.apply_rotary_pos_emb(q[None, :, None, :rotated], sin, cos)[0, :, 0]
+        return torch.cat([head, q[:, rotated:]], dim=-1)
+    rotary = rotary_class(module)(text)
+    ids = positions[None]
+    if "mrope_section" in (getattr(text, "rope_parameters", None) or {}):
+        ids = ids.expand(3, 1, n)  # text tokens: the same position on every axis
+    arguments = inspect.signature(rotary.forward).parameters
+    extra = {"layer_type": kind.kind} if "layer_type" in arguments else {}
+    out = rotary(q[None], ids, **extra)
+    if isinstance(out, torch.Tensor):  # complex freqs_cis: Llama 4, DeepSeek-V2
+        apply = module.apply_rotary_emb
+        if "llama4" in module.__name__:
+            rotated, _ = apply(q[None, :, None], q[None, :, None], out)
+            return torch.as_tensor(rotated[0, :, 0])
+        rotated, _ = apply(q[None, None], q[None, None], out)
+        return torch.as_tensor(rotated[0, 0])
+    cos, sin = out
+    apply = getattr(module, "apply_rotary_pos_emb", None)
+    interleave = getattr(text, "rope_interleave", False) or apply is None
+    if interleave and hasattr(module, "apply_rotary_pos_emb_interleave"):
+        apply = module.apply_rotary_pos_emb_interleave
+    one = list(inspect.signature(apply).parameters)[:3] == ["x", "cos", "sin"]
+    for rotated_width in (cos.shape[-1], 2 * cos.shape[-1]):  # gpt-oss: cos of half width
+        part = q[None, None, :, :rotated_width]
+        try:
+            head = apply(part, cos, sin) if one else apply(part, part, cos, sin)[0]
+            break
+        except RuntimeError:
+            continue
+    head = head[0, 0]
+    if interleave:  # transformers writes the turned pairs back as [evens | odds]
+        head = torch.stack([head[:, : rotated_width // 2], head[:, rotated_width // 2 :]], -1)
+        head = head.flatten(-2)
+    return torch.cat([head, q[:, rotated_width:]], dim=-1)
+
+
+def layer_rotates(text: Any, index: int) -> bool:
+    """Whether transformers' attention module of layer `index` turns its queries and keys.
+
+    The module is built by transformers for that layer (on the meta device); what it turns
+    is read as each family's modeling code decides it: Llama 4 and SmolLM3 by ``use_rope``,
+    Cohere 2 and Flint by a sliding window, EXAONE 4 by no window or a sliding layer, AFMoE
+    by a local layer. Layers without softmax attention have no queries to turn.
+    """
+    kinds = getattr(text, "layer_types", None)
+    if kinds and kinds[index] in ("linear_attention", "conv", "mamba"):
+        return False
+    module = modeling(text)
+    names = [name for name in dir(module) if name.endswith("Attention") and "Vision" not in name]
+    cls = max(
+        (getattr(module, name) for name in names if name[0] != "_"),
+        key=lambda c: ("Text" in c.__name__, -len(c.__name__)),
+    )
+    with torch.device("meta"):
+        attention = cls(text, layer_idx=index)
+    if hasattr(attention, "use_rope"):
+        return bool(attention.use_rope)
+    if hasattr(attention, "is_local_attention"):
+        return bool(attention.is_local_attention)
+    if hasattr(attention, "is_sliding") and hasattr(attention, "sliding_window"):
+        return attention.sliding_window is None or bool(attention.is_sliding)
+    if type(text).__name__ in ("Cohere2Config", "FlintConfig"):
+        return attention.sliding_window is not None
+    return True
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_each_published_file_read_raw_equals_transformers(path: str) -> None:
+    raw = load(path)
+    if path in REFUSED:
+        with pytest.raises(ValueError, match=re.escape(REFUSED[path])):
+            pe.read_config(raw)
+        return
+    if path in REMOTE:
+        model_type, warning = REMOTE[path]
+        with pytest.warns(UserWarning, match=warning):
+            model = pe.read_config(raw)
+        text = their_config(raw, model_type)
+    else:
+        model = pe.read_config(raw)
+        text = their_config(raw)
+    generator = torch.Generator().manual_seed(0)
+    for kind in model.kinds:
+        index = kind.layers[0] if kind.layers else None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # keys read elsewhere, lengths: checked elsewhere
+            named = None if index is not None or kind.kind == "all" else kind.kind
+            ours = RotaryEmbedding.from_config(raw, layer=index, layer_type=named)
+        if not kind.rotated:
+            assert isinstance(ours, NoRotation)
+            for layer in (kind.layers[0], kind.layers[-1]):
+                assert not layer_rotates(text, layer), (path, kind.kind, layer)
+            continue
+        assert isinstance(ours, RotaryEmbedding)
+        for layer in kind.layers[:1] + kind.layers[-1:]:
+            assert layer_rotates(text, layer), (path, kind.kind, layer)
+        positions = positions_for(kind)
+        q = torch.randn(len(positions), kind.head_dim, generator=generator, dtype=torch.float32)
+        expected = theirs(text, kind, q, positions).double()
+        if ours.query_temperature is not None:  # Ministral 3: queries scaled after RoPE
+            scale = modeling(text).get_llama_4_attn_scale(
+                positions[None], *ours.query_temperature[:2]
+            )
+            expected = expected * scale[0, 0].double()
+        if kind.rule in ("dynamic", "longrope"):  # transformers: from each call's length
+            with pytest.warns(UserWarning, match="depends on the sequence length"):
+                short = RotaryEmbedding.from_config(raw, layer=index, layer_type=named)
+            head = positions[positions < kind.trained_length]
+            assert_rotation_close(
+                short.rotate(q[None, : len(head)], positions=head)[0],
+                theirs(text, kind, q[: len(head)], head),
+                head,
+                short,
+                (path, kind.kind, "short"),
+            )
+            ours = RotaryEmbedding.from_config(
+                raw, layer=index, layer_type=named, seq_len=int(positions.max()) + 1
+            )
+        got = ours(q[None], q[None], q_positions=positions, k_positions=positions)[0][0]
+        assert_rotation_close(got, expected, positions, ours, (path, kind.kind))
+
+
+def assert_rotation_close(
+    got: torch.Tensor, expected: torch.Tensor, positions: torch.Tensor, ours: Any, label: Any
+) -> None:
+    """Equal within transformers' float32 angles: position * frequency rounded once.
+
+    The error grows with the angle: 2**-24 of it, four times over for the products and the
+    rounding of q itself, times the largest |q|, the attention factor and temperature.
+    """
+    angle = positions.double()[:, None] * float(np.max(ours.frequencies))
+    size = expected.double().abs().max()
+    bound = 4 * 2.0**-24 * (1 + angle) * size
+    assert torch.all((got.double() - expected.double()).abs() <= bound), label
+
+
+def test_the_corpus_is_large_and_every_file_has_its_source() -> None:
+    sources = json.loads((CORPUS / "sources.json").read_text(encoding="utf-8"))
+    assert sorted(entry["path"] for entry in sources) == FILES
+    assert all(entry["source"] and entry["model"] for entry in sources)
+    assert len(FILES) >= 40
+    assert len({entry["family"] for entry in sources}) >= 25
+
+
+def _position_like_fields() -> dict[str, set[str]]:
+    """Names in transformers' configuration files that look like position settings.
+
+    Read from the source of every ``models/*/configuration_*.py`` of the pinned
+    transformers that mentions RoPE: the fields a class declares and the keys it
+    takes from ``kwargs``.
+    """
+    found: dict[str, set[str]] = {}
+    models = Path(transformers.__file__).parent / "models"
+    for path in sorted(models.glob("*/configuration_*.py")):
+        source = path.read_text(encoding="utf-8")
+        if not re.search(r"rope|rotary", source):
+            continue
+        names = set(re.findall(r"^    (\w+): [^=\n]+(?:=|$)", source, re.M))
+        names |= set(re.findall(r"kwargs\.(?:get|pop|setdefault)\(\s*[\"'](\w+)[\"']", source))
+        for name in names:
+            if _POSITIONAL_NAME.search(name):
+                found.setdefault(name, set()).add(path.parent.name)
+    return found
+
+
+def test_every_position_key_of_transformers_config_classes_is_decided() -> None:
+    found = _position_like_fields()
+    assert {"rope_local_base_freq", "global_rope_theta", "no_rope_layers"} <= set(found)
+    undecided = {
+        name: sorted(families)
+        for name, families in found.items()
+        if name not in POSITION_KEYS and name not in NOT_POSITIONAL
+    }
+    assert not undecided, undecided
+
+
+def test_the_families_table_is_the_pinned_transformers_own() -> None:
+    """pe._families was written from the transformers that constraints.txt pins.
+
+    Regenerating it takes 20 s (every configuration class is built), so the suite
+    checks the version it was written from and, for the model types of the corpus
+    and of pe's own translations, the defaults one by one.
+    """
+    from pe._config import _TRANSLATIONS
+    from pe._families import FAMILIES, TRANSFORMERS_VERSION
+    from tools.families import family_of
+
+    assert transformers.__version__ == TRANSFORMERS_VERSION, "run python -m tools.families"
+    types = {load(path)["model_type"] for path in FILES} | set(_TRANSLATIONS)
+    for model_type in sorted(types & set(FAMILIES)):
+        assert FAMILIES[model_type] == family_of(model_type), model_type

@@ -11,7 +11,8 @@ installed folders; ``timm/__init__.py`` never runs.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -317,9 +318,9 @@ def test_qwen2_vl_vision_encoder_matches_transformers() -> None:
 def test_many_axes_cost_no_message_per_axis(monkeypatch: pytest.MonkeyPatch) -> None:
     """axial_rope formatted every axis into a message for each axis: 8,000 axes took 9 s."""
     import pe._axial
+    from pe._validation import check_d_model as real  # the check pe._axial imports
 
     written: list[int] = []
-    real = pe._axial.check_d_model
 
     def counting(value: object, *, name: str = "d_model") -> int:
         written.append(len(name))
@@ -338,7 +339,7 @@ def test_many_axes_cost_no_message_per_axis(monkeypatch: pytest.MonkeyPatch) -> 
 def test_grid_limits_are_checked_before_building() -> None:
     from allocation import headroom
 
-    calls = [
+    calls: list[tuple[Callable[[], object], str]] = [
         # 2**31 cells of two coordinates: 32 GiB of int64 (and as much again for meshgrid)
         (lambda: pe.grid_positions((2**16, 2**15)), r"grid of shape \(65536, 32768\)"),
         (lambda: pe.axial_rope((2**24, 2**24)), "axes_dim must add up to at most 16,777,216"),
@@ -352,7 +353,8 @@ def test_grid_limits_are_checked_before_building() -> None:
     for call, words in calls:
         with headroom(), pytest.raises(ValueError, match=words):
             call()
-    coordinates = pe.grid_positions(np.array([2, 1, 3], dtype=np.uint8))
+    # An integer array is read as a sequence of int; the annotation names only the sequence.
+    coordinates = pe.grid_positions(cast("Sequence[int]", np.array([2, 1, 3], dtype=np.uint8)))
     assert coordinates.dtype == np.int64
     assert coordinates.tolist() == [
         [0, 0, 0],

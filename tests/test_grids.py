@@ -26,8 +26,8 @@ import importlib
 import importlib.util
 import math
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -253,7 +253,11 @@ WRONG_FLAG: Any = 1
         (lambda: pe.grid_sincos((4, 0), 8), ValueError, r"grid must be a positive .* got \(4, 0\)"),
         (lambda: pe.grid_sincos((4, 4, 4), 8), TypeError, "grid must be"),
         (lambda: pe.grid_sincos(WRONG, 8), TypeError, "grid must be"),
-        (lambda: pe.grid_sincos(4, 8, layout="vit"), ValueError, "layout must be one of"),
+        (
+            lambda: pe.grid_sincos(4, 8, layout="vit"),  # type: ignore[arg-type]  # wrong on purpose
+            ValueError,
+            "layout must be one of",
+        ),
         (lambda: pe.grid_sincos(4, 8, layout=WRONG), TypeError, "layout must be one of"),
         (
             lambda: pe.grid_sincos(4, 8, scale=0),
@@ -356,19 +360,24 @@ def test_choices_and_flags_must_be_strings_and_booleans() -> None:
     """An array was compared element by element: a table, or numpy's 'ambiguous' error."""
     from pe.nn import GridSinCosEmbedding
 
-    for layout in (np.array(["mae"]), np.array(["mae", "timm"]), ["mae"]):
+    not_strings: tuple[Any, ...] = (np.array(["mae"]), np.array(["mae", "timm"]), ["mae"])
+    for layout in not_strings:
         with pytest.raises(TypeError, match="layout must be one of 'mae', 'timm'"):
             pe.grid_sincos(4, 8, layout=layout)
         with pytest.raises(TypeError, match="layout must be one of 'mae', 'timm'"):
             GridSinCosEmbedding(4, 8, layout=layout)
     table = functional.grid_sincos(4, 8, class_token=True)
-    for antialias in ("no", np.array([True, False]), 1):  # 'no' was read as True
+    not_booleans: tuple[Any, ...] = ("no", np.array([True, False]), 1)
+    for antialias in not_booleans:  # 'no' was read as True
         with pytest.raises(TypeError, match="antialias must be True or False"):
             functional.resample_grid_embedding(table, 6, antialias=antialias)
+    two_modes: Any = np.array(["bilinear", "area"])
     with pytest.raises(TypeError, match="mode must be one of"):
-        functional.resample_grid_embedding(table, 6, mode=np.array(["bilinear", "area"]))
+        functional.resample_grid_embedding(table, 6, mode=two_modes)
     plain = functional.resample_grid_embedding(table, 6, mode="bilinear", antialias=False)
-    same = functional.resample_grid_embedding(table, 6, mode="bilinear", antialias=np.False_)
+    # numpy's False is read as False; the annotation names only Python's bool.
+    numpy_false = cast(bool, np.False_)
+    same = functional.resample_grid_embedding(table, 6, mode="bilinear", antialias=numpy_false)
     assert torch.equal(plain, same)
     expected = torch.nn.functional.interpolate(
         table[1:].reshape(1, 4, 4, 8).permute(0, 3, 1, 2), size=(6, 6), mode="bilinear"
@@ -406,7 +415,7 @@ def test_huge_grids_are_refused_before_anything_is_built() -> None:
 
     from pe.nn import GridSinCosEmbedding
 
-    calls = [
+    calls: list[tuple[Callable[[], object], str]] = [
         (lambda: pe.grid_sincos(2**16, 4), r"the table of grid \(65536, 65536\) with dim 4"),
         (lambda: pe.grid_coordinates(2**16), r"the coordinates of grid \(65536, 65536\)"),
         (lambda: pe.grid_sincos(1, 2**28), r"dim must be at most 16,777,216"),

@@ -14,13 +14,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 from reference import float64_table
 from reference import rope_rotation as rope_reference
 
@@ -699,7 +700,7 @@ def test_bad_grid_width_is_named(dim: typing.Any) -> None:
 
 # Integers of every width, as numpy scalars and arrays and as torch tensors.
 NUMPY_INTEGERS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
-TORCH_INTEGERS = {
+TORCH_INTEGERS: dict[type, torch.dtype] = {
     np.int8: torch.int8,
     np.int16: torch.int16,
     np.int32: torch.int32,
@@ -709,6 +710,13 @@ TORCH_INTEGERS = {
     np.uint32: torch.uint32,
     np.uint64: torch.uint64,
 }
+
+
+class TimestepShift(typing.TypedDict):
+    """Keywords of a timestep embedding: which half comes first, and the exponent's shift."""
+
+    flip_sin_to_cos: bool
+    downscale_freq_shift: float
 
 
 def grid_reference(height: int, width: int, dim: int, layout: str) -> np.ndarray:
@@ -750,7 +758,9 @@ def test_grid_functions_read_integers_of_every_width(
     rows, columns = pe.grid_coordinates(grid)
     cells = [(y, x) for y in range(height) for x in range(width)]
     assert list(zip(rows.tolist(), columns.tolist(), strict=True)) == cells
-    assert pe.grid_positions(np.array(grid, dtype=integer)).tolist() == [list(c) for c in cells]
+    # An integer array is read as a sequence of int; the annotation names only the sequence.
+    shape = typing.cast("Sequence[int]", np.array(grid, dtype=integer))
+    assert pe.grid_positions(shape).tolist() == [list(c) for c in cells]
     assert pe.axial_rope((2 * grid[0], 2 * grid[1])).sections == (height, width)
 
 
@@ -773,8 +783,9 @@ def test_timesteps_of_every_integer_width(
     expected = np.concatenate([*halves, np.zeros((len(values), dim % 2))], axis=1)
     # float32 rounding, and an ulp of float64 angles of up to 2**31
     bound = 2.0**-24 + 2.0**-50 * max((abs(v) for v in values), default=0)
-    shifted = {"flip_sin_to_cos": flip, "downscale_freq_shift": 0}  # Stable Diffusion's exponent
-    numpy_values = np.array(values, dtype=integer)
+    # downscale_freq_shift=0: Stable Diffusion's exponent
+    shifted: TimestepShift = {"flip_sin_to_cos": flip, "downscale_freq_shift": 0}
+    numpy_values: NDArray[np.integer[typing.Any]] = np.array(values, dtype=integer)
     torch_values = torch.tensor(values, dtype=TORCH_INTEGERS[integer])
     for got in (
         pe.timestep_embedding(numpy_values, np.int16(dim), **shifted),
@@ -785,7 +796,7 @@ def test_timesteps_of_every_integer_width(
         assert np.abs(got - expected).max(initial=0) <= bound
     if info.max > 2**31:  # a wide type holds timesteps past the limit: named, not wrapped
         wide = data.draw(st.integers(2**31 + 1, int(info.max)))
-        array = np.array([wide], integer)
+        array: NDArray[np.integer[typing.Any]] = np.array([wide], integer)
         raises_named(lambda: pe.timestep_embedding(array, dim, **shifted), "timesteps")
         tensor = torch.tensor([wide], dtype=TORCH_INTEGERS[integer])
         raises_named(
@@ -859,7 +870,7 @@ def test_huge_grids_and_batches_are_refused_before_allocating(
 def test_choices_and_flags_given_as_arrays_are_named_type_errors(value: typing.Any) -> None:
     """numpy's 'truth value is ambiguous', or an array compared element by element, before."""
     table = torch.zeros(17, 8)
-    calls = {
+    calls: dict[str, Callable[[], object]] = {
         "layout": lambda: pe.grid_sincos(4, 8, layout=value),
         "mode": lambda: pe.nn.functional.resample_grid_embedding(table, 3, mode=value),
         "kind": lambda: pe.nn.RelativePositionBias(2, kind=value),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import mpmath
@@ -352,7 +353,7 @@ def test_the_prose_states_the_settings_the_tables_use() -> None:
 def test_head_size_and_terms_are_limited_before_any_sum() -> None:
     from allocation import headroom
 
-    calls = [
+    calls: list[tuple[Callable[[], object], str]] = [
         # 256 positions x 2**23 pairs of offsets: 16 GiB before
         (lambda: pe.rope_min_base(4096, 2**24), "head_dim must be at most 65,536"),
         (lambda: pe.rope_decay_bound([3], 2**24), "head_dim must be at most 65,536"),

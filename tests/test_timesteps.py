@@ -20,6 +20,7 @@ import importlib
 import inspect
 import math
 import os
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -312,10 +313,13 @@ def test_odd_widths_and_every_knob_match_get_timestep_embedding(
 def test_settings_past_float64_and_preset_names_of_the_wrong_type() -> None:
     """Each was a bare OverflowError, or 'unhashable type: list'."""
     for setting in ("scale", "downscale_freq_shift", "max_period"):
+        # The keyword is chosen at run time, so mypy cannot match it to one parameter.
+        too_small: dict[str, Any] = {setting: -(10**400)}
+        too_large: dict[str, Any] = {setting: 10**400}
         with pytest.raises(ValueError, match=rf"{setting} must be .*401 digits"):
-            pe.timestep_embedding([1.0], 8, **{setting: -(10**400)})
+            pe.timestep_embedding([1.0], 8, **too_small)
         with pytest.raises(ValueError, match=rf"{setting} must be .*401 digits"):
-            SinusoidalTimestepEmbedding(8, **{setting: 10**400})
+            SinusoidalTimestepEmbedding(8, **too_large)
     with pytest.raises(ValueError, match=r"timesteps times scale must lie within \+-2\*\*31"):
         pe.timestep_embedding([1, 10**400], 8)  # numpy keeps the integer as an object
     for name in (["flux"], None, b"flux"):
@@ -348,7 +352,7 @@ def test_huge_batches_of_timesteps_are_refused_before_anything_is_converted() ->
     numpy_view = np.broadcast_to(np.float32(500.0), (2**28,))  # no memory of its own
     torch_view = torch.tensor([500]).expand(2**28)
     module = SinusoidalTimestepEmbedding(256)
-    calls = [
+    calls: list[Callable[[], object]] = [
         lambda: pe.timestep_embedding(numpy_view, 256),
         lambda: pe.timestep_presets["flux"].embedding(numpy_view),
         lambda: functional.timestep_embedding(torch_view, 256),

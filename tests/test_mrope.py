@@ -435,7 +435,7 @@ def test_mrope_checks_its_sections() -> None:
     with pytest.raises(ValueError, match=r"must sum to head_dim // 2 = 8"):
         pe.mrope(16, (2, 3, 2))
     with pytest.raises(TypeError, match="mrope_section must be a sequence"):
-        pe.mrope(16, 8)  # type: ignore[arg-type]
+        pe.mrope(16, 8)  # type: ignore[call-overload]  # wrong on purpose
     with pytest.raises(ValueError, match="row 1"):
         mrope_position_ids(torch.tensor([[0, 0], [1, 1]]), torch.tensor([[1, 2, 2]]))
 
@@ -751,14 +751,14 @@ def test_from_config_refuses_an_arrangement_the_model_does_not_use() -> None:
     qwen2 = {"model_type": "qwen2_vl", "head_dim": HEAD_DIM, "rope_scaling": sections}
     with pytest.raises(ValueError, match="'qwen2_vl' never interleaves"):
         MultimodalRotaryEmbedding.from_config(qwen2)
-    qwen2["rope_scaling"]["mrope_interleaved"] = "true"
+    sections["mrope_interleaved"] = "true"  # the dict qwen2["rope_scaling"] holds
     with pytest.raises(TypeError, match=r"\['mrope_interleaved'\] must be true or false"):
         MultimodalRotaryEmbedding.from_config(qwen2)
     # another model type: the key decides
     interleaved = {"mrope_section": list(Q3_SECTION), "mrope_interleaved": True}
     other = {"head_dim": Q3_HEAD_DIM, "rope_parameters": interleaved}
     assert MultimodalRotaryEmbedding.from_config(other).interleaved
-    other["rope_parameters"]["mrope_interleaved"] = False
+    interleaved["mrope_interleaved"] = False  # the dict other["rope_parameters"] holds
     assert not MultimodalRotaryEmbedding.from_config(other).interleaved
 
 
@@ -976,3 +976,43 @@ def test_a_config_without_rope_theta_takes_the_model_types_default() -> None:
         assert MultimodalRotaryEmbedding.from_config(config).base == expected
     plain = {"head_dim": HEAD_DIM, "rope_parameters": {"mrope_section": list(SECTION)}}
     assert MultimodalRotaryEmbedding.from_config(plain).base == 10000.0
+
+
+def test_from_config_names_a_head_count_or_width_it_cannot_divide() -> None:
+    """hidden_size // num_attention_heads was a bare ZeroDivisionError for zero heads."""
+    rope = {"mrope_section": [16, 24, 24]}
+    bad: list[tuple[dict[str, Any], type[Exception], str]] = [
+        (
+            {"hidden_size": 3584, "num_attention_heads": 0},
+            ValueError,
+            r"config\['num_attention_heads'\] must be a positive integer; got 0",
+        ),
+        (
+            {"hidden_size": 3584, "num_attention_heads": "28"},
+            TypeError,
+            r"config\['num_attention_heads'\] must be a positive integer; got '28' \(type str\)",
+        ),
+        (
+            {"hidden_size": None, "num_attention_heads": 28},
+            TypeError,
+            r"config\['hidden_size'\] must be a positive integer; got None",
+        ),
+        (
+            {"hidden_size": 16, "num_attention_heads": 28},
+            ValueError,
+            r"head width hidden_size // num_attention_heads = 16 // 28 is 0",
+        ),
+        (
+            {"hidden_size": 30, "num_attention_heads": 2},
+            ValueError,
+            r"the head width hidden_size // num_attention_heads = 30 // 2 must be a positive even",
+        ),
+    ]
+    for sizes, error, words in bad:
+        with pytest.raises(error, match=words):
+            MultimodalRotaryEmbedding.from_config({**sizes, "rope_scaling": rope})
+        with pytest.raises(error, match=words):  # read from text_config as well
+            MultimodalRotaryEmbedding.from_config({"text_config": {**sizes, "rope_scaling": rope}})
+    # A float with an integer value is read as the integer, as pe.read_config reads it.
+    config = {"hidden_size": 3584.0, "num_attention_heads": 28, "rope_scaling": rope}
+    assert MultimodalRotaryEmbedding.from_config(config).head_dim == 128  # 3584 / 28

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 
 from pe._axial import GridRope, axial_rope, grid_positions, grid_rope_presets
+from pe._config import _positive_int
 from pe._mrope import (
     InterleavedMrope,
     _check_leftovers,
@@ -35,7 +36,7 @@ from pe._mrope import (
     mrope_sequence,
 )
 from pe._rope import _rule_of, rope_frequencies
-from pe._validation import MAX_POSITION, check_offset, is_integer
+from pe._validation import MAX_POSITION, check_d_model, check_offset, is_integer
 from pe.nn._rotary import RotaryEmbedding, _check_rotary_layout, _compiling
 
 __all__ = [
@@ -544,8 +545,10 @@ class MultimodalRotaryEmbedding(_GridRotary):
         ------
         TypeError, ValueError
             For a config that is not a dict, has no ``mrope_section``, no
-            head width, an ``mrope_interleaved`` that is not a bool or that
-            contradicts ``model_type``, or a rule pe does not apply.
+            head width (or a ``hidden_size`` or ``num_attention_heads`` that
+            is not a positive integer), an ``mrope_interleaved`` that is not a
+            bool or that contradicts ``model_type``, or a rule pe does not
+            apply.
 
         Examples
         --------
@@ -577,7 +580,7 @@ class MultimodalRotaryEmbedding(_GridRotary):
         if head_dim is None:
             if "hidden_size" not in config or "num_attention_heads" not in config:
                 raise ValueError("config needs head_dim, or hidden_size and num_attention_heads")
-            head_dim = config["hidden_size"] // config["num_attention_heads"]
+            head_dim = _head_width(config)
         interleaved = _interleaved_of(config, rope, key)
         base = config.get("rope_theta")
         if base is None and rope.get("rope_theta") is None:
@@ -646,6 +649,23 @@ class MultimodalRotaryEmbedding(_GridRotary):
         if self.rule != "default":
             text += f", rule={self.rule!r}, attention_factor={self.attention_factor:g}"
         return text
+
+
+def _head_width(config: Mapping[str, Any]) -> int:
+    """Return ``hidden_size // num_attention_heads``, the head width transformers computes.
+
+    Each key is read and refused as `pe.read_config` reads it, in its words:
+    zero heads is a ValueError naming the key, not a bare ZeroDivisionError,
+    and a string a TypeError, not a failed ``//``.
+    """
+    hidden = _positive_int(config, "hidden_size", "config")
+    heads = _positive_int(config, "num_attention_heads", "config")
+    name = f"hidden_size // num_attention_heads = {hidden} // {heads}"
+    if hidden < heads:
+        raise ValueError(
+            f"config's head width {name} is 0; hidden_size must be at least num_attention_heads"
+        )
+    return check_d_model(hidden // heads, name=f"the head width {name}")
 
 
 def _interleaved_of(config: Mapping[str, Any], rope: Mapping[str, Any], key: str) -> bool:

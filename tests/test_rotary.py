@@ -857,3 +857,27 @@ def test_a_triton_kernel_that_cannot_run_here_warns_once_and_gives_way(
     with pytest.warns(RuntimeWarning, match="Failed to find C compiler.*torch's operations"):
         assert _kernels._run(x, cos, cos, 8, interleaved=False) is None
     assert not _kernels.wanted(torch.bfloat16, interleaved=False)  # not tried again
+
+
+def test_layouts_given_as_arrays_or_lists_are_named_type_errors() -> None:
+    """An array was compared with the choices element by element: numpy's 'truth value is
+    ambiguous' for two elements, and a one-element array passed, stored as the text
+    "['interleaved']"."""
+    from pe.nn import AxialRotaryEmbedding
+
+    not_strings: list[Any] = [
+        np.array(["interleaved"]),
+        np.array(["interleaved", "concatenated"]),
+        ["interleaved"],
+    ]
+    words = "must be one of 'interleaved', 'concatenated'; got"
+    for layout in not_strings:
+        with pytest.raises(TypeError, match=f"^layout {words}"):
+            RotaryEmbedding(8, layout=layout)
+        with pytest.raises(TypeError, match=f"^layout {words}"):
+            AxialRotaryEmbedding((4, 4), layout=layout)
+        with pytest.raises(TypeError, match=f"^source {words}"):
+            convert_rotary_layout(torch.zeros(4), layout, "concatenated")
+        with pytest.raises(TypeError, match=f"^target {words}"):
+            convert_rotary_layout(torch.zeros(4), "interleaved", layout)
+    assert RotaryEmbedding(8, layout=np.str_("concatenated")).layout == "concatenated"

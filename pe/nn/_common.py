@@ -10,7 +10,14 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from pe._validation import check_length, check_positions, check_size, is_integer, to_float
+from pe._validation import (
+    check_choice,
+    check_length,
+    check_positions,
+    check_size,
+    is_integer,
+    to_float,
+)
 
 __all__ = [
     "apply_temperature",
@@ -160,10 +167,12 @@ def check_move(fn: Any) -> None:
 
 
 def check_layout_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
-    """Return `value` after checking it is one of `choices`."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return str(value)
+    """Return `value` after checking it is one of the strings `choices`.
+
+    Anything but a string is a TypeError naming `name`: an array was compared
+    with the choices element by element (numpy's "truth value is ambiguous").
+    """
+    return check_choice(value, name=name, choices=choices)
 
 
 def check_sequence(x: Any, name: str, d_model: int | None = None) -> Tensor:

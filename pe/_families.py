@@ -179,7 +179,7 @@ FAMILIES: dict[str, Family] = {
     "axk2": Family(
         10000.0,
         None,
-        "concatenated",
+        "interleaved",
         None,
         "default",
         "axk2",
@@ -431,7 +431,7 @@ FAMILIES: dict[str, Family] = {
         (("hidden_size", 1152),),
     ),
     "colmodernvbert": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 160000.0)),
+        (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -658,7 +658,7 @@ FAMILIES: dict[str, Family] = {
     "deepseek_v32": Family(
         10000.0,
         None,
-        "concatenated",
+        "interleaved",
         None,
         "default",
         "deepseek_v32",
@@ -673,8 +673,8 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "deepseek_v4": Family(
-        (("main", 10000.0), ("compress", 160000.0)),
-        0.125,
+        (("compress", 160000.0), ("main", 10000.0)),
+        None,
         "interleaved",
         None,
         "default",
@@ -782,7 +782,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "diffusion_gemma": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -798,7 +798,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "diffusion_gemma_text": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -844,9 +844,9 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "dots3_note": Family(
-        (("sliding_attention", 50000.0), ("indexed_attention", 80000000.0)),
-        0.25,
-        "concatenated",
+        (("indexed_attention", 80000000.0), ("sliding_attention", 50000.0)),
+        None,
+        "interleaved",
         None,
         "default",
         "dots3_note_text",
@@ -863,7 +863,7 @@ FAMILIES: dict[str, Family] = {
     "dots3_note_audio_encoder": Family(
         10000.0,
         0.5,
-        "concatenated",
+        "interleaved",
         None,
         "default",
         "dots3_note_audio_encoder",
@@ -876,9 +876,9 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "dots3_note_text": Family(
-        (("sliding_attention", 50000.0), ("indexed_attention", 80000000.0)),
-        0.25,
-        "concatenated",
+        (("indexed_attention", 80000000.0), ("sliding_attention", 50000.0)),
+        None,
+        "interleaved",
         None,
         "default",
         "dots3_note_text",
@@ -895,7 +895,7 @@ FAMILIES: dict[str, Family] = {
     "dots3_note_vision_encoder": Family(
         10000.0,
         None,
-        "concatenated",
+        "interleaved",
         None,
         "axial",
         "dots3_note_vision_encoder",
@@ -923,7 +923,7 @@ FAMILIES: dict[str, Family] = {
         (("hidden_size", 256), ("num_attention_heads", 8)),
     ),
     "embedding_gemma2": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -939,7 +939,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "embedding_gemma2_text": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1305,7 +1305,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma3": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1321,7 +1321,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma3_text": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1337,7 +1337,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma3n": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1353,7 +1353,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma3n_text": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1369,7 +1369,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma4": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1385,7 +1385,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma4_text": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1401,7 +1401,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma4_unified": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1417,7 +1417,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma4_unified_assistant": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -1433,7 +1433,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "gemma4_unified_text": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -2456,7 +2456,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "laguna": Family(
         (("full_attention", 500000.0), ("sliding_attention", 10000.0)),
-        0.5,
+        None,
         "concatenated",
         None,
         "default",
@@ -2531,7 +2531,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "lfm3": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -2547,7 +2547,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "lfm3_vl": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -2784,7 +2784,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "mimo_v2_flash": Family(
         (("full_attention", 5000000.0), ("sliding_attention", 10000.0)),
-        0.334,
+        None,
         "concatenated",
         None,
         "default",
@@ -3153,7 +3153,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "modernbert": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 160000.0)),
+        (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -3168,7 +3168,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "modernbert-decoder": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 160000.0)),
+        (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -3183,7 +3183,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "modernvbert": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 160000.0)),
+        (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -3487,7 +3487,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "neomme": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
-        0.25,
+        None,
         "concatenated",
         None,
         "default",
@@ -3563,7 +3563,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "olmo3": Family(
-        (("sliding_attention", 500000.0), ("full_attention", 500000.0)),
+        (("full_attention", 500000.0), ("sliding_attention", 500000.0)),
         None,
         "concatenated",
         None,
@@ -3705,7 +3705,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "pe_audio": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 160000.0)),
+        (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -3736,7 +3736,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "pe_audio_video": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 160000.0)),
+        (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -3767,7 +3767,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "pe_video": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 160000.0)),
+        (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -4614,7 +4614,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "shieldgemma2": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -4785,7 +4785,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "t5gemma2": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -4801,7 +4801,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "t5gemma2_decoder": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -4817,7 +4817,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "t5gemma2_encoder": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -4833,7 +4833,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "t5gemma2_text": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 1000000.0)),
+        (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -4865,7 +4865,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "ultrabert": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 2560000.0)),
+        (("full_attention", 2560000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -4880,7 +4880,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     "ultravbert": Family(
-        (("sliding_attention", 10000.0), ("full_attention", 2560000.0)),
+        (("full_attention", 2560000.0), ("sliding_attention", 10000.0)),
         None,
         "concatenated",
         None,
@@ -5135,7 +5135,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "zaya": Family(
         (("hybrid", 5000000.0), ("hybrid_sliding", 10000.0)),
-        0.5,
+        None,
         "concatenated",
         None,
         "default",

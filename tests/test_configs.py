@@ -92,8 +92,10 @@ def positions_for(kind: pe.LayerRope) -> torch.Tensor:
     return torch.from_numpy(np.concatenate([np.arange(16), spread]))
 
 
-def theirs(text: Any, kind: pe.LayerRope, q: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-    """q (shape (seq, head_dim)) rotated by the family's own module and apply function."""
+def theirs(
+    text: Any, kind: pe.LayerRope, q: torch.Tensor, positions: torch.Tensor, function: str
+) -> torch.Tensor:
+    """q (shape (seq, head_dim)) rotated by the family's rotary module and `function`."""
     module = modeling(text)
     n, width = q.shape
     if type(text).__name__ == "GPTJConfig":
@@ -110,17 +112,15 @@ def theirs(text: Any, kind: pe.LayerRope, q: torch.Tensor, positions: torch.Tens
     extra = {"layer_type": kind.kind} if "layer_type" in arguments else {}
     out = rotary(q[None], ids, **extra)
     if isinstance(out, torch.Tensor):  # complex freqs_cis: Llama 4, DeepSeek-V2
-        apply = module.apply_rotary_emb
+        apply = getattr(module, function)
         if "llama4" in module.__name__:
             rotated, _ = apply(q[None, :, None], q[None, :, None], out)
             return torch.as_tensor(rotated[0, :, 0])
         rotated, _ = apply(q[None, None], q[None, None], out)
         return torch.as_tensor(rotated[0, 0])
     cos, sin = out
-    apply = getattr(module, "apply_rotary_pos_emb", None)
-    interleave = getattr(text, "rope_interleave", False) or apply is None
-    if interleave and hasattr(module, "apply_rotary_pos_emb_interleave"):
-        apply = module.apply_rotary_pos_emb_interleave
+    apply = getattr(module, function)
+    interleave = function.endswith("_interleave")
     one = list(inspect.signature(apply).parameters)[:3] == ["x", "cos", "sin"]
     for rotated_width in (cos.shape[-1], 2 * cos.shape[-1]):  # gpt-oss: cos of half width
         part = q[None, None, :, :rotated_width]
@@ -136,34 +136,65 @@ def theirs(text: Any, kind: pe.LayerRope, q: torch.Tensor, positions: torch.Tens
     return torch.cat([head, q[:, rotated_width:]], dim=-1)
 
 
-def layer_rotates(text: Any, index: int) -> bool:
-    """Whether transformers' attention module of layer `index` turns its queries and keys.
+def applied(text: Any, index: int) -> list[str]:
+    """The rotary functions transformers' own attention module of layer `index` calls.
 
-    The module is built by transformers for that layer (on the meta device); what it turns
-    is read as each family's modeling code decides it: Llama 4 and SmolLM3 by ``use_rope``,
-    Cohere 2 and Flint by a sliding window, EXAONE 4 by no window or a sliding layer, AFMoE
-    by a local layer. Layers without softmax attention have no queries to turn.
+    The module is built for that layer on the meta device (no memory, no values) and run
+    once on four positions, with every ``apply_rotary*`` function of its modeling file
+    wrapped to record its name: the model's own code decides what it turns, and with
+    which function. Layers without softmax attention call none.
     """
     kinds = getattr(text, "layer_types", None)
     if kinds and kinds[index] in ("linear_attention", "conv", "mamba"):
-        return False
+        return []
     module = modeling(text)
-    names = [name for name in dir(module) if name.endswith("Attention") and "Vision" not in name]
-    cls = max(
-        (getattr(module, name) for name in names if name[0] != "_"),
-        key=lambda c: ("Text" in c.__name__, -len(c.__name__)),
-    )
-    with torch.device("meta"):
-        attention = cls(text, layer_idx=index)
-    if hasattr(attention, "use_rope"):
-        return bool(attention.use_rope)
-    if hasattr(attention, "is_local_attention"):
-        return bool(attention.is_local_attention)
-    if hasattr(attention, "is_sliding") and hasattr(attention, "sliding_window"):
-        return attention.sliding_window is None or bool(attention.is_sliding)
-    if type(text).__name__ in ("Cohere2Config", "FlintConfig"):
-        return attention.sliding_window is not None
-    return True
+    names = [
+        name for name in dir(module) if name.startswith("apply_rotary") and "vision" not in name
+    ]
+    called: list[str] = []
+    originals = {name: getattr(module, name) for name in names}
+
+    def recorder(name: str, original: Any) -> Any:
+        def record(*args: Any, **kwargs: Any) -> Any:
+            called.append(name)
+            return original(*args, **kwargs)
+
+        return record
+
+    classes = [
+        getattr(module, name)
+        for name in dir(module)
+        if name.endswith("Attention") and "Vision" not in name and name[0] != "_"
+    ]
+    cls = max(classes, key=lambda c: ("Text" in c.__name__, -len(c.__name__)))
+    try:
+        for name, original in originals.items():
+            setattr(module, name, recorder(name, original))
+        with torch.device("meta"):
+            attention = cls(text, layer_idx=index)
+            rotary = rotary_class(module)(text)
+            hidden = torch.empty(1, 4, text.hidden_size)
+            ids = torch.arange(4)[None]
+            if "mrope_section" in (getattr(text, "rope_parameters", None) or {}):
+                ids = ids.expand(3, 1, 4)
+            extra = {}
+            if "layer_type" in inspect.signature(rotary.forward).parameters and kinds:
+                extra["layer_type"] = kinds[index]
+            arguments: dict[str, Any] = {
+                "hidden_states": hidden,
+                "position_embeddings": rotary(hidden, ids, **extra),
+                "attention_mask": torch.zeros(1, 1, 4, 4),
+            }
+            accepted = inspect.signature(attention.forward).parameters
+            if "position_ids" in accepted:
+                arguments["position_ids"] = torch.arange(4)[None]
+            if "shared_kv_states" in accepted:
+                arguments["shared_kv_states"] = {}
+            attention(**arguments)
+    finally:
+        for name, original in originals.items():
+            setattr(module, name, original)
+    return called
 
 
 @pytest.mark.parametrize("path", FILES)
@@ -176,11 +207,62 @@ def test_each_published_file_read_raw_equals_transformers(path: str) -> None:
     if path in REMOTE:
         model_type, warning = REMOTE[path]
         with pytest.warns(UserWarning, match=warning):
-            model = pe.read_config(raw)
-        text = their_config(raw, model_type)
+            compare(raw, their_config(raw, model_type), path)
     else:
-        model = pe.read_config(raw)
-        text = their_config(raw)
+        compare(raw, their_config(raw), path)
+
+
+#: Raw keys of the families whose configuration classes translate them (small models: the
+#: same keys as the published files, with values chosen so that a key read wrongly shows).
+TRANSLATED: dict[str, dict[str, Any]] = {
+    "Gemma 3: rope_local_base_freq beside rope_theta and linear scaling": {
+        "model_type": "gemma3_text", "hidden_size": 64, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 32, "num_hidden_layers": 6,
+        "sliding_window_pattern": 3, "rope_theta": 54321.0, "rope_local_base_freq": 12345.0,
+        "rope_scaling": {"rope_type": "linear", "factor": 8.0}, "max_position_embeddings": 4096,
+    },
+    "ModernBERT: global_rope_theta and local_rope_theta": {
+        "model_type": "modernbert", "hidden_size": 64, "num_attention_heads": 2,
+        "num_hidden_layers": 6, "global_attn_every_n_layers": 3, "global_rope_theta": 160000.0,
+        "local_rope_theta": 12345.0, "max_position_embeddings": 8192,
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+    },
+    "OLMo 3: a flat yarn rope_scaling": {
+        "model_type": "olmo3", "hidden_size": 64, "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 8, "rope_theta": 54321.0, "max_position_embeddings": 65536,
+        "rope_scaling": {"rope_type": "yarn", "factor": 8.0,
+                         "original_max_position_embeddings": 8192},
+    },
+    "Cohere 2: full-attention layers without RoPE": {
+        "model_type": "cohere2", "hidden_size": 64, "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 8, "sliding_window": 4096, "sliding_window_pattern": 4,
+        "rope_theta": 50000.0, "max_position_embeddings": 8192,
+    },
+    "SmolLM3: no_rope_layers": {
+        "model_type": "smollm3", "hidden_size": 64, "num_attention_heads": 2,
+        "num_key_value_heads": 2, "num_hidden_layers": 6, "no_rope_layers": [1, 0, 1, 1, 0, 1],
+        "rope_theta": 2e6,
+        "max_position_embeddings": 8192,
+    },
+    "StableLM: the class's default quarter of each head": {
+        "model_type": "stablelm", "hidden_size": 128, "num_attention_heads": 2,
+        "num_key_value_heads": 2, "num_hidden_layers": 2, "rope_theta": 10000.0, "max_position_embeddings": 4096,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("label", TRANSLATED)
+def test_keys_that_config_classes_translate_are_read_as_transformers_reads_them(label: str) -> None:
+    raw = TRANSLATED[label]
+    compare(raw, their_config(raw), label)
+
+
+def compare(raw: dict[str, Any], text: Any, label: str) -> None:
+    """Check every kind of layer pe reads in `raw` against transformers' `text` config."""
+    model = pe.read_config(raw)
+    path = label
     generator = torch.Generator().manual_seed(0)
     for kind in model.kinds:
         index = kind.layers[0] if kind.layers else None
@@ -191,14 +273,19 @@ def test_each_published_file_read_raw_equals_transformers(path: str) -> None:
         if not kind.rotated:
             assert isinstance(ours, NoRotation)
             for layer in (kind.layers[0], kind.layers[-1]):
-                assert not layer_rotates(text, layer), (path, kind.kind, layer)
+                assert not applied(text, layer), (path, kind.kind, layer)
             continue
         assert isinstance(ours, RotaryEmbedding)
-        for layer in kind.layers[:1] + kind.layers[-1:]:
-            assert layer_rotates(text, layer), (path, kind.kind, layer)
+        if kind.layers:
+            first, last = applied(text, kind.layers[0]), applied(text, kind.layers[-1])
+            assert first, (path, kind.kind, kind.layers[0])
+            assert last, (path, kind.kind, kind.layers[-1])
+            function = first[0]  # the attention's own call (DeepSeek-V3.2's indexer comes after)
+        else:
+            function = "apply_rotary_pos_emb"
         positions = positions_for(kind)
         q = torch.randn(len(positions), kind.head_dim, generator=generator, dtype=torch.float32)
-        expected = theirs(text, kind, q, positions).double()
+        expected = theirs(text, kind, q, positions, function).double()
         if ours.query_temperature is not None:  # Ministral 3: queries scaled after RoPE
             scale = modeling(text).get_llama_4_attn_scale(
                 positions[None], *ours.query_temperature[:2]
@@ -207,10 +294,10 @@ def test_each_published_file_read_raw_equals_transformers(path: str) -> None:
         if kind.rule in ("dynamic", "longrope"):  # transformers: from each call's length
             with pytest.warns(UserWarning, match="depends on the sequence length"):
                 short = RotaryEmbedding.from_config(raw, layer=index, layer_type=named)
-            head = positions[positions < kind.trained_length]
+            head = positions[positions < (kind.trained_length or 0)]
             assert_rotation_close(
                 short.rotate(q[None, : len(head)], positions=head)[0],
-                theirs(text, kind, q[: len(head)], head),
+                theirs(text, kind, q[: len(head)], head, function),
                 head,
                 short,
                 (path, kind.kind, "short"),

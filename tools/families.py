@@ -96,6 +96,30 @@ def _quiet() -> None:
     transformers.utils.logging.set_verbosity_error()
 
 
+def _calls_interleave(module: Any) -> bool:
+    """Tell whether the family's attention turns interleaved pairs whatever its config says.
+
+    True where the attention's forward calls ``apply_rotary_pos_emb_interleave`` without a
+    ``rope_interleave`` switch (DeepSeek-V3.2, GLM-5: the switch families get the default
+    of the flag instead).
+    """
+    if not hasattr(module, "apply_rotary_pos_emb_interleave"):
+        return False
+    classes = [
+        getattr(module, name)
+        for name in dir(module)
+        if name.endswith("Attention") and "Vision" not in name and not name.startswith("_")
+    ]
+    for cls in classes:
+        try:
+            source = inspect.getsource(cls.forward)
+        except (OSError, TypeError):
+            continue
+        if "apply_rotary_pos_emb_interleave(" in source and "rope_interleave" not in source:
+            return True
+    return not hasattr(module, "apply_rotary_pos_emb")
+
+
 def _layout(module: Any) -> str | None:
     """Turn a basis vector by a quarter turn with the family's apply function; see where it goes."""
     import torch
@@ -109,9 +133,7 @@ def _layout(module: Any) -> str | None:
             out, _ = module.apply_rotary_emb(q, q, turn)
         except Exception:  # a function of another shape: not this family's
             return None
-    elif hasattr(module, "apply_rotary_pos_emb_interleave") and not hasattr(
-        module, "apply_rotary_pos_emb"
-    ):
+    elif _calls_interleave(module):
         return "interleaved"  # turns a checkpoint's interleaved pairs (after regrouping them)
     elif hasattr(module, "apply_rotary_pos_emb"):
         apply = module.apply_rotary_pos_emb
@@ -157,9 +179,11 @@ def _entry(model_type: str) -> tuple[Any, ...] | None:
     nested = [key for key in rope if isinstance(rope[key], dict)]
     if nested and not {"rope_type", "type"} & set(rope):
         base: Any = tuple(
-            (key, float(rope[key]["rope_theta"])) for key in nested if "rope_theta" in rope[key]
+            (key, float(rope[key]["rope_theta"]))
+            for key in sorted(nested)
+            if "rope_theta" in rope[key]
         )
-        first = rope[nested[0]]
+        first: dict[str, Any] = {}  # each nested entry carries its own rule and share
     else:
         base, first = float(rope.get("rope_theta", 10000.0)), rope
     fraction = first.get("partial_rotary_factor")

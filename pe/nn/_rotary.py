@@ -42,7 +42,6 @@ from pe._validation import (
     is_integer,
 )
 from pe.nn._common import apply_temperature, check_layout_choice, check_temperature
-from pe.nn._unrotated import NoRotation
 
 __all__ = ["RotaryEmbedding", "convert_rotary_layout"]
 
@@ -476,7 +475,7 @@ class RotaryEmbedding(nn.Module):
         seq_len: int | None = None,
         layer_type: str | None = None,
         layer: int | None = None,
-    ) -> RotaryEmbedding | NoRotation:
+    ) -> RotaryEmbedding:
         """Build the module from a model's ``config.json`` (as a dict), as the model reads it.
 
         The config is read by `pe.read_config`, the one place where pe decides
@@ -521,10 +520,10 @@ class RotaryEmbedding(nn.Module):
 
         Returns
         -------
-        RotaryEmbedding or NoRotation
-            A `NoRotation` (which returns queries and keys unchanged, and
-            names the key in its ``reason``) for a layer the config leaves
-            without RoPE.
+        RotaryEmbedding
+            A `NoRotation` (a RotaryEmbedding that returns queries and keys
+            unturned, and names the key in its ``reason``) for a layer the
+            config leaves without RoPE.
 
         Raises
         ------
@@ -563,7 +562,14 @@ class RotaryEmbedding(nn.Module):
         if layout is not None:
             layout = _check_rotary_layout(layout, "layout")
         if not kind.rotated:
-            return NoRotation(kind.head_dim, reason=kind.reason, query_temperature=kind.temperature)
+            from pe.nn._unrotated import NoRotation  # a subclass: imported when first needed
+
+            return NoRotation(
+                kind.head_dim,
+                reason=kind.reason,
+                layout=kind.layout if layout is None else layout,
+                query_temperature=kind.temperature,
+            )
         return cls(
             kind.head_dim,
             base=kind.base_beside,

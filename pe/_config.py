@@ -280,7 +280,7 @@ class LayerRope:
     ...           "rope_theta": 500000.0, "no_rope_layers": [1, 1, 1, 0]}
     >>> nope = pe.read_config(llama4).layer(3)
     >>> nope.rotated, nope.rule, nope.reason
-    (False, 'none', "config['no_rope_layers']: layer 3 is not rotated (NoPE)")
+    (False, 'none', "config['no_rope_layers'] is 0 for these layers: not rotated (NoPE)")
     >>> nope.temperature  # Llama 4 scales these layers' queries instead
     (0.1, 8192.0, 1)
     """
@@ -650,9 +650,7 @@ def _two_bases(
             continue
         value = config.get(key)
         entries[kind]["rope_theta"] = default if value is None else value
-        reading.note(
-            kind, "base", reading.key(key) if value is not None else f"default {default:g}"
-        )
+        reading.note(kind, "base", reading.key(key) if value is not None else "the class's default")
     source = reading.rope_from
     _nested_dict(reading, entries, source)
     if flat:
@@ -779,6 +777,7 @@ def _no_rope_layers(reading: _Reading) -> None:
     flags = config.get("no_rope_layers")
     if flags:
         source = reading.key("no_rope_layers")
+        why = f"{source} is 0 for these layers: not rotated (NoPE)"
         if not isinstance(flags, list) or any(flag not in (0, 1) for flag in flags):
             raise ValueError(
                 f"{source} must be a list of 0 and 1, one per layer; got {_show(flags)}"
@@ -792,7 +791,7 @@ def _no_rope_layers(reading: _Reading) -> None:
         source = (
             reading.key("no_rope_layer_interval")
             if "no_rope_layer_interval" in config
-            else ("the default interval 4 (no_rope_layers absent)")
+            else "no_rope_layers absent: the class's default interval 4"
         )
         if not is_integer(every) or int(every) < 1:
             raise ValueError(
@@ -800,11 +799,13 @@ def _no_rope_layers(reading: _Reading) -> None:
                 f"{_show(every)}"
             )
         flags = [int((i + 1) % int(every) != 0) for i in range(count)]
+        n = int(every)
+        why = f"{source}: layers {n - 1}, {2 * n - 1}, {3 * n - 1}... are not rotated (NoPE)"
     else:
         return
     for index, flag in enumerate(flags):
         if not flag:
-            reading.unrotated[index] = f"{source}: layer {index} is not rotated (NoPE)"
+            reading.unrotated[index] = why
     if reading.model_type in ("llama4_text", "llama4") and config.get(
         "attn_temperature_tuning", True
     ):
@@ -1186,15 +1187,15 @@ def _family_defaults(reading: _Reading, *, translated: bool) -> None:
                 )
             reading.rope = {kind: {"rope_type": "default", "rope_theta": base}
                             for kind, base in defaults.items()}  # fmt: skip
-            reading.rope_from = f"model type {reading.model_type!r}'s defaults"
+            reading.rope_from = f"model type {reading.model_type}'s defaults"
         elif holds:
             for kind, entry in reading.rope.items():
                 if isinstance(entry, Mapping) and "rope_theta" not in entry and kind in defaults:
                     reading.rope[kind] = {**entry, "rope_theta": defaults[kind]}
-                    reading.note(kind, "base", f"model type {reading.model_type!r}'s default")
+                    reading.note(kind, "base", f"model type {reading.model_type}'s default")
     elif family.preset is not None and not reading.rope:
         reading.rope = dict(family.preset)
-        reading.rope_from = f"model type {reading.model_type!r}'s built-in rule"
+        reading.rope_from = f"model type {reading.model_type}'s built-in rule"
         if "rope_theta" in config:
             _warn(
                 f"{reading.key('rope_theta')} is not read: a {reading.model_type!r} config "
@@ -1217,7 +1218,7 @@ def _family_defaults(reading: _Reading, *, translated: bool) -> None:
         )
         reading.layout = ("interleaved", where)
     elif family.layout is not None:
-        reading.layout = (family.layout, f"model type {reading.model_type!r}'s modeling code")
+        reading.layout = (family.layout, f"model type {reading.model_type}'s modeling code")
     else:
         _warn(
             f"pe could not find the pair layout of model type {reading.model_type!r} in "
@@ -1246,7 +1247,7 @@ def _assemble(reading: _Reading) -> ModelRope:
     head_dim, head_from = _head_dim(config, where)
     used = re.findall(r"\['(\w+)'\]|(hidden_size)|(num_attention_heads)", head_from)
     if any(name in reading.defaulted for match in used for name in match):
-        head_from += f" (model type {reading.model_type!r}'s defaults)"
+        head_from += f" (model type {reading.model_type}'s defaults)"
     per_layer = _per_layer_head_dims(reading)
     nested = _is_nested(reading.rope)
 
@@ -1273,7 +1274,7 @@ def _assemble(reading: _Reading) -> ModelRope:
         kind = types[index] if types is not None else "all"
         width, width_from = per_layer.get(index, reading.head_dims.get(kind, (head_dim, head_from)))
         why = unrotated_because(kind, index)
-        key = (kind, why.split(": layer ")[0] if why else "", width, width_from)
+        key = (kind, why, width, width_from)
         groups.setdefault(key, []).append(index)
     if not groups:  # no layer count: one entry per layer type the RoPE dict names
         for kind in list(reading.rope) if nested else ["all"]:
@@ -1281,7 +1282,7 @@ def _assemble(reading: _Reading) -> ModelRope:
             groups[(kind, unrotated_because(kind, None), width, width_from)] = []
 
     fraction: Any = reading.default_fraction
-    fraction_from = f"model type {reading.model_type!r}'s default" if fraction is not None else ""
+    fraction_from = f"model type {reading.model_type}'s default" if fraction is not None else ""
     for name in ("partial_rotary_factor", "rotary_pct", "rope_pct"):
         if config.get(name) is not None:
             fraction, fraction_from = config[name], reading.key(name)
@@ -1349,7 +1350,7 @@ def _assemble(reading: _Reading) -> ModelRope:
             sources.append(("base", notes.get("base", f"{entry}['rope_theta']")))
         elif base is not None:
             beside = _base(base, reading.key(base_name)) if base_name else base
-            family_default = f"model type {reading.model_type!r}'s default"
+            family_default = f"model type {reading.model_type}'s default"
             sources.append(("base", reading.key(base_name) if base_name else family_default))
         else:
             sources.append(("base", "default 10000"))

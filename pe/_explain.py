@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import textwrap
 import warnings
 from typing import Any
 
@@ -46,13 +48,15 @@ def _kind_facts(kind: LayerRope, seq_len: int | None) -> dict[str, Any]:
         "max_position_embeddings": kind.max_position_embeddings,
         "sources": dict(kind.sources),
     }
+    if kind.temperature is not None:
+        scale, step, shift = kind.temperature
+        facts["query_temperature"] = {
+            "scale": _number(scale),
+            "step": _number(step),
+            "shift": shift,
+        }
     if not kind.rotated:
         facts.update(rule="none", rotary_dim=0, reason=kind.reason)
-        if kind.temperature is not None:
-            facts["query_temperature"] = {
-                "attn_scale": _number(kind.temperature[0]),
-                "floor_scale": _number(kind.temperature[1]),
-            }
         return facts
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
@@ -65,7 +69,12 @@ def _kind_facts(kind: LayerRope, seq_len: int | None) -> dict[str, Any]:
             seq_len=seq_len,
             partial_rotary_factor=kind.partial_rotary_factor,
         )
-    notes.extend(str(warning.message) for warning in caught)
+    where = dict(kind.sources).get("rule", "")
+    named = where if where.startswith("config") else "the RoPE dict"
+    notes.extend(
+        re.sub(r"^scaling\b", named, str(warning.message)).replace("scaling[", f"{named}[")
+        for warning in caught
+    )
     rule = kind.rule
     if rule in ("dynamic", "longrope") and seq_len is None:
         notes.append(
@@ -142,6 +151,39 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+_WIDTH = 88  # the report's lines, so that a terminal or a phone shows them whole
+_INDENT = " " * 20
+
+
+def _wrap(text: str, first: str, rest: str = _INDENT) -> list[str]:
+    return textwrap.wrap(
+        text,
+        _WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
+
+
+def _row(lines: list[str], name: str, value: str, source: str | None = None) -> None:
+    """Add a setting, and the key it came from (on its line where it fits, else below)."""
+    wrapped = _wrap(value, f"  {name:<17} ")
+    if source and source != "default":
+        beside = f"{wrapped[-1]:<34} from {source}"
+        if len(wrapped) == 1 and len(beside) <= _WIDTH:
+            wrapped[-1] = beside
+        else:
+            wrapped += _wrap(source, _INDENT + "from ")
+    lines.extend(wrapped)
+
+
+def _temperature(values: dict[str, Any]) -> str:
+    position = "(p + 1)" if values["shift"] else "p"
+    step = _show(values["step"])
+    return f"queries times 1 + {values['scale']} ln(1 + floor({position} / {step}))"
+
+
 def explain(config: Any, *, seq_len: int | None = None, as_json: bool = False) -> str:
     """Say what a model's configuration gives the positions of each kind of layer.
 
@@ -177,15 +219,16 @@ def explain(config: Any, *, seq_len: int | None = None, as_json: bool = False) -
     <BLANKLINE>
     full_attention, 6 layers (0-2, 4-6): RoPE
       rule              default
-      base              5,000,000    from config['rope_theta']
-      head width        128          from hidden_size // num_attention_heads = 2048 // 16
-      rotated           128 dimensions, pairs (i, i + 64) (concatenated)
+      base              5,000,000      from config['rope_theta']
+      head width        128            from hidden_size // num_attention_heads = 2048 // 16
+      rotated           128 dimensions, pairs (i, i + 64)
       attention factor  1
-      trained length    65,536       (critical dimension 78 of 128; longest wavelength 2.5e+07)
+      trained length    65,536: critical dimension 78 of 128, longest wavelength 2.5e+07
     <BLANKLINE>
     full_attention, 2 layers (3, 7): no RoPE
-      why               config['no_rope_layer_interval']: layer 3 is not rotated (NoPE)
-      head width        128          from hidden_size // num_attention_heads = 2048 // 16
+      why               config['no_rope_layer_interval']: layers 3, 7, 11... are not rotated
+                        (NoPE)
+      head width        128            from hidden_size // num_attention_heads = 2048 // 16
     """
     if not isinstance(as_json, bool):
         raise TypeError(f"as_json must be True or False; got {as_json!r}")
@@ -199,51 +242,43 @@ def explain(config: Any, *, seq_len: int | None = None, as_json: bool = False) -
     ]
     for kind in facts["kinds"]:
         sources = kind["sources"]
-        lines.append("")
         label = "" if kind["kind"] == "all" else f"{kind['kind']}, "
-        lines.append(f"{label}{_layers(kind, count)}: {'RoPE' if kind['rotated'] else 'no RoPE'}")
+        head = f"{label}{_layers(kind, count)}: {'RoPE' if kind['rotated'] else 'no RoPE'}"
+        lines += ["", *_wrap(head, "", "    ")]
 
-        def row(name: str, value: str, source: str | None = None) -> None:
-            text = f"  {name:<17} {value}"
-            if source:
-                text = (
-                    f"{text:<32} from {source}"
-                    if not source.startswith("(")
-                    else (f"{text:<32} {source}")
-                )
-            lines.append(text.rstrip())
+        def row(name: str, value: str, source: str | None = None, out: list[str] = lines) -> None:
+            _row(out, name, value, source)
 
         if not kind["rotated"]:
             row("why", kind["reason"])
             row("head width", str(kind["head_dim"]), sources.get("head width"))
-            temperature = kind.get("query_temperature")
-            if temperature:
-                row(
-                    "query temperature",
-                    f"1 + {temperature['attn_scale']} ln(1 + floor((p + 1) / "
-                    f"{_show(temperature['floor_scale'])}))",
-                    sources.get("query temperature"),
-                )
+            if kind.get("query_temperature"):
+                row("temperature", _temperature(kind["query_temperature"]),
+                    sources.get("query temperature"))  # fmt: skip
             continue
         parameters = ", ".join(f"{key} {_show(value)}" for key, value in kind["parameters"].items())
-        rule_source = sources.get("rule")
-        row("rule", kind["rule"] + (f" ({parameters})" if parameters else ""),
-            None if rule_source == "default" else rule_source)  # fmt: skip
+        row("rule", kind["rule"] + (f" ({parameters})" if parameters else ""), sources.get("rule"))
         row("base", _show(kind["base"]), sources.get("base"))
         row("head width", str(kind["head_dim"]), sources.get("head width"))
         half = kind["rotary_dim"] // 2
         pairs = (
             "pairs (2i, 2i + 1)" if kind["layout"] == "interleaved" else f"pairs (i, i + {half})"
         )
-        rotated = f"{kind['rotary_dim']} dimensions, {pairs} ({kind['layout']})"
-        row("rotated", rotated, sources.get("rotated fraction"))
+        where = sources.get("rotated fraction") if kind["rotary_dim"] < kind["head_dim"] else None
+        if where is None and kind["layout"] == "interleaved":
+            where = sources.get("layout")
+        row("rotated", f"{kind['rotary_dim']} dimensions, {pairs}", where)
         row("attention factor", _show(kind["attention_factor"]))
+        if kind.get("query_temperature"):
+            row("temperature", _temperature(kind["query_temperature"]),
+                sources.get("query temperature"))  # fmt: skip
         if kind.get("trained_length") is not None:
-            detail = (
-                f"(critical dimension {kind['critical_dimension']} of {kind['rotary_dim']}; "
-                f"longest wavelength {kind['longest_wavelength']:.2g})"
+            row(
+                "trained length",
+                f"{_show(kind['trained_length'])}: critical dimension "
+                f"{kind['critical_dimension']} of {kind['rotary_dim']}, longest wavelength "
+                f"{kind['longest_wavelength']:.2g}",
             )
-            row("trained length", _show(kind["trained_length"]), detail)
         for note in kind["notes"]:
             row("note", note)
     return "\n".join(lines)

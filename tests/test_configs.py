@@ -248,7 +248,8 @@ TRANSLATED: dict[str, dict[str, Any]] = {
     },
     "StableLM: the class's default quarter of each head": {
         "model_type": "stablelm", "hidden_size": 128, "num_attention_heads": 2,
-        "num_key_value_heads": 2, "num_hidden_layers": 2, "rope_theta": 10000.0, "max_position_embeddings": 4096,
+        "num_key_value_heads": 2, "num_hidden_layers": 2, "rope_theta": 10000.0,
+        "max_position_embeddings": 4096,
     },
 }  # fmt: skip
 
@@ -378,3 +379,71 @@ def test_the_families_table_is_the_pinned_transformers_own() -> None:
     types = {load(path)["model_type"] for path in FILES} | set(_TRANSLATIONS)
     for model_type in sorted(types & set(FAMILIES)):
         assert FAMILIES[model_type] == family_of(model_type), model_type
+
+
+REFUSALS: list[tuple[dict[str, Any], dict[str, Any], type[Exception], str]] = [
+    ({"head_dim": 64, "rope_fancy_base": 3.0}, {}, ValueError,
+     r"\['rope_fancy_base'\].*looks like"),
+    ({"model_type": "granite_swa", "head_dim": 64}, {}, ValueError, "'granite_swa'.*per layer"),
+    ({"head_dim": 64, "layer_rope_theta": [1e4, 0]}, {}, ValueError, r"\['layer_rope_theta'\]"),
+    ({"model_type": "gpt2", "n_embd": 64}, {}, ValueError, "'gpt2'.*no RoPE settings"),
+    ({"model_type": "pixtral", "head_dim": 64}, {}, ValueError, "vision encoder"),
+    ({"model_type": "deepseek_v4", "head_dim": 64}, {}, ValueError, "last channels"),
+    ({"model_type": "falcon", "hidden_size": 64, "num_attention_heads": 2, "alibi": True}, {},
+     ValueError, r"\['alibi'\] is true"),
+    ({"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 2, "rope_theta": 1e4},
+     {}, ValueError, r"\['rope_theta'\].*rotary_emb_base"),
+    ({"model_type": "smollm3", "hidden_size": 64, "num_attention_heads": 2,
+      "num_hidden_layers": 4}, {}, ValueError, "differ in their positions.*layer="),
+    ({"model_type": "smollm3", "hidden_size": 64, "num_attention_heads": 2,
+      "num_hidden_layers": 4}, {"layer": 4}, ValueError, r"layer must lie in \[-4, 3\]"),
+    ({"model_type": "smollm3", "hidden_size": 64, "num_attention_heads": 2,
+      "num_hidden_layers": 4}, {"layer": 3, "layer_type": "sliding_attention"}, ValueError,
+     "is of type 'full_attention'"),
+    ({"model_type": "smollm3", "hidden_size": 64, "num_attention_heads": 2,
+      "num_hidden_layers": 4, "no_rope_layers": [1, 2, 1, 1]}, {}, ValueError,
+     r"\['no_rope_layers'\] must be a list of 0 and 1"),
+    ({"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 2,
+      "rope_scaling": {"rope_type": "dynamic", "factor": 2.0, "alpha": 3.0}}, {}, ValueError,
+     r"\['alpha'\]=3.0: Hunyuan"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("config", "options", "error", "message"), REFUSALS)
+def test_what_pe_does_not_read_is_refused_by_name(
+    config: dict[str, Any], options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        RotaryEmbedding.from_config(config, **options)
+
+
+def test_explain_prints_what_the_reading_holds_and_its_json_form_is_the_same() -> None:
+    from pe.__main__ import main
+
+    raw = load("llama4/llama-4-scout-17b-16e-instruct.json")
+    facts = pe.explanation(raw)
+    nope = [kind for kind in facts["kinds"] if not kind["rotated"]]
+    assert [kind["layers"] for kind in nope] == [list(range(3, 48, 4))]
+    assert nope[0]["query_temperature"] == {"scale": 0.1, "step": 8192, "shift": 1}
+    text = pe.explain(raw)
+    assert "12 layers (3, 7, 11" in text
+    assert "no RoPE" in text
+    assert json.loads(pe.explain(raw, as_json=True)) == facts
+    with pytest.raises(TypeError, match="as_json must be True or False"):
+        pe.explain(raw, as_json="yes")  # type: ignore[arg-type]
+    assert main(["explain", str(CORPUS / "llama4/llama-4-scout-17b-16e-instruct.json")]) == 0
+
+
+def test_the_command_line_names_a_file_it_refuses_and_exits_with_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pe.__main__ import main
+
+    refused = tmp_path / "refused.json"
+    refused.write_text(json.dumps({"head_dim": 64, "rope_fancy_base": 3.0}))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"head_dim": 64, "rope_theta": 5e5}))
+    assert main(["explain", str(good), str(refused), "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert "rope_fancy_base" in err
+    assert json.loads(out)[0]["kinds"][0]["base"] == 500000

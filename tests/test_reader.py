@@ -531,3 +531,40 @@ def test_each_page_with_code_offers_a_notebook_and_a_script_that_run(
     with ThreadPoolExecutor(WORKERS) as pool:
         problems = [problem for found in pool.map(one, jobs) for problem in found]
     assert not problems, "\n\n".join(problems)
+
+
+def test_pe_explain_reads_every_published_config_with_only_the_wheel(
+    environment: Path, tmp_path: Path
+) -> None:
+    """``python -m pe explain`` on every file of configs/, in the reader's environment.
+
+    The environment holds the served wheel, numpy and torch, and no transformers: the
+    command reads the raw files alone, and prints what the page shows (the page runs
+    `pe.explain` in the build).
+    """
+    import warnings
+
+    import pe
+
+    files = sorted((ROOT / "configs").glob("*/*.json"))
+    assert len(files) >= 40
+    result = subprocess.run(
+        [str(environment), "-I", "-m", "pe", "explain", *map(str, files)],
+        cwd=tmp_path,
+        env=reader_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the two files of remote code warn: checked elsewhere
+        expected = [f"{path}\n{pe.explain(json.loads(path.read_text()))}" for path in files]
+    assert result.stdout == "\n\n".join(expected) + "\n"
+    probe = "import importlib.util; print(importlib.util.find_spec('transformers'))"
+    check = subprocess.run(
+        [str(environment), "-I", "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert check.stdout.strip() == "None"

@@ -37,7 +37,7 @@ from sitegen import exec_format
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the pages run or include; an edit to any of it rebuilds every page.
-CODE = ("pe", "sitegen", "scripts", "examples", "benchmarks/results", "mkdocs.yml")
+CODE = ("pe", "sitegen", "scripts", "examples", "benchmarks/results", "configs", "mkdocs.yml")
 
 
 def newest_code_change() -> float:

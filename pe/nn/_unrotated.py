@@ -68,7 +68,7 @@ class NoRotation(RotaryEmbedding):
     ...            "no_rope_layers": [1, 1, 1, 0]}
     >>> rope = RotaryEmbedding.from_config(smollm3, layer=3)
     >>> rope.rule, rope.rotary_dim, rope.reason
-    ('none', 0, "config['no_rope_layers']: layer 3 is not rotated (NoPE)")
+    ('none', 0, "config['no_rope_layers'] is 0 for these layers: not rotated (NoPE)")
     >>> q = k = torch.randn(1, 4, 5, 16)
     >>> all(torch.equal(a, b) for a, b in zip(rope(q, k), (q, k)))
     True

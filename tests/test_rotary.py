@@ -1,4 +1,5 @@
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -881,3 +882,19 @@ def test_layouts_given_as_arrays_or_lists_are_named_type_errors() -> None:
         with pytest.raises(TypeError, match=f"^target {words}"):
             convert_rotary_layout(torch.zeros(4), "interleaved", layout)
     assert RotaryEmbedding(8, layout=np.str_("concatenated")).layout == "concatenated"
+
+
+@pytest.mark.parametrize("layout", ["concatenated", "interleaved"])
+def test_torch_jit_trace_records_the_rotation_of_any_length(layout: str) -> None:
+    """torch.jit.trace takes the traceable path (as torch.compile does): no frozen table rows."""
+    rope = RotaryEmbedding(8, layout=layout)
+    q = torch.randn(1, 2, 5, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)  # shape checks become constants
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch 2.13 deprecates jit.trace
+        traced = torch.jit.trace(rope, (q, q))
+    for length in (5, 9):
+        x = torch.randn(1, 2, length, 8, dtype=torch.float64)
+        expected = reference_rotation(x, np.arange(length), layout, 8)
+        got, _ = traced(x, x)
+        np.testing.assert_allclose(got.numpy(), expected, atol=1e-12)

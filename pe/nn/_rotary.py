@@ -186,8 +186,14 @@ def _own_kernels() -> bool:
 
 
 def _compiling() -> bool:
-    """Tell whether dynamo or torch.export is tracing (no cache, no host sync then)."""
-    return bool(torch.compiler.is_compiling() or torch.compiler.is_exporting())
+    """Tell whether dynamo, torch.export or torch.jit.trace is tracing (no cache, no host sync).
+
+    Under any of them the rotation takes the traceable path: cos and sin computed from the
+    positions in the graph, no table lookups that a trace would freeze.
+    """
+    return bool(
+        torch.compiler.is_compiling() or torch.compiler.is_exporting() or torch.jit.is_tracing()
+    )
 
 
 def _check_device(device: Any) -> torch.device:

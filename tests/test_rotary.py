@@ -894,7 +894,7 @@ def test_torch_jit_trace_records_the_rotation_of_any_length(layout: str) -> None
         warnings.simplefilter("ignore", DeprecationWarning)  # torch 2.13 deprecates jit.trace
         traced = torch.jit.trace(rope, (q, q))
     for length in (5, 9):
-        x = torch.randn(1, 2, length, 8, dtype=torch.float64)
+        x = torch.randn(1, 2, length, 8)
         expected = reference_rotation(x, np.arange(length), layout, 8)
         got, _ = traced(x, x)
-        np.testing.assert_allclose(got.numpy(), expected, atol=1e-12)
+        np.testing.assert_allclose(got.numpy(), expected, atol=2e-6)  # float32, as traced

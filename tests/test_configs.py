@@ -447,3 +447,11 @@ def test_the_command_line_names_a_file_it_refuses_and_exits_with_1(
     out, err = capsys.readouterr()
     assert "rope_fancy_base" in err
     assert json.loads(out)[0]["kinds"][0]["base"] == 500000
+
+
+def test_a_transformers_config_object_is_read_as_its_dict() -> None:
+    raw = load("olmo/olmo-3.1-32b-instruct.json")
+    config = their_config(raw)
+    assert pe.explain(config) == pe.explain(config.to_dict())
+    full = pe.read_config(config).of_type("full_attention")
+    assert (full.rule, full.base) == ("yarn", raw["rope_theta"])

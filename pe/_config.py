@@ -430,8 +430,8 @@ def _same_positions(first: LayerRope, second: LayerRope) -> bool:
     )
 
 
-def _ranges(indices: tuple[int, ...]) -> str:
-    """Write layer indices compactly: ``0-4, 6, 8-9``."""
+def spans(indices: tuple[int, ...] | list[int]) -> str:
+    """Write layer indices compactly, runs as ranges: ``0-4, 6, 8-9``."""
     if not indices:
         return ""
     runs: list[list[int]] = [[indices[0], indices[0]]]
@@ -440,8 +440,11 @@ def _ranges(indices: tuple[int, ...]) -> str:
             runs[-1][1] = index
         else:
             runs.append([index, index])
-    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
-    return ("layer " if len(indices) == 1 else "layers ") + text
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _ranges(indices: tuple[int, ...]) -> str:
+    return ("layer " if len(indices) == 1 else "layers ") + spans(indices)
 
 
 # --- reading -----------------------------------------------------------------------------

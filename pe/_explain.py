@@ -17,7 +17,7 @@ import textwrap
 import warnings
 from typing import Any
 
-from pe._config import LayerRope, ModelRope, read_config
+from pe._config import LayerRope, ModelRope, read_config, spans
 from pe._rope import rope_frequencies
 from pe._rope_base import rope_critical_dimension
 
@@ -134,15 +134,8 @@ def _layers(facts: dict[str, Any], count: int | None) -> str:
         return "every layer" if facts["kind"] == "all" else f"layers of type {facts['kind']}"
     if count is not None and len(layers) == count:
         return f"all {count} layers"
-    runs: list[list[int]] = [[layers[0], layers[0]]]
-    for index in layers[1:]:
-        if index == runs[-1][1] + 1:
-            runs[-1][1] = index
-        else:
-            runs.append([index, index])
-    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
     noun = "layer" if len(layers) == 1 else f"{len(layers)} layers"
-    return f"{noun} ({text})"
+    return f"{noun} ({spans(layers)})"
 
 
 def _show(value: Any) -> str:

@@ -31,7 +31,7 @@ from pe._config import _POSITIONAL_NAME, NOT_POSITIONAL, POSITION_KEYS
 from pe.nn import NoRotation, RotaryEmbedding
 
 transformers = pytest.importorskip("transformers")
-transformers_logging = pytest.importorskip("transformers.utils.logging")
+from test_rope_scaling import _quiet_transformers  # noqa: E402, F401 (autouse: logs kept quiet)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "configs"
@@ -46,14 +46,6 @@ REMOTE: dict[str, tuple[str, str]] = {
     "kimi/kimi-k2-instruct.json": ("deepseek_v3", "auto_map names DeepseekV3Config"),
     "nemotron/llama-3.3-nemotron-super-49b-v1.json": ("llama", "not a model type pe knows"),
 }
-
-
-@pytest.fixture(autouse=True)
-def _quiet_transformers() -> Any:
-    level = transformers_logging.get_verbosity()
-    transformers_logging.set_verbosity_error()
-    yield
-    transformers_logging.set_verbosity(level)
 
 
 def load(path: str) -> dict[str, Any]:

@@ -548,16 +548,9 @@ def test_pe_explain_reads_every_published_config_with_only_the_wheel(
 
     files = sorted((ROOT / "configs").glob("*/*.json"))
     assert len(files) >= 40
-    result = subprocess.run(
-        [str(environment), "-I", "-m", "pe", "explain", *map(str, files)],
-        cwd=tmp_path,
-        env=reader_env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
-    )
+    # python -I -m pe explain FILE...: runpy runs pe.__main__ as -m does, with these arguments.
+    command = "import runpy\nrunpy.run_module('pe', run_name='__main__', alter_sys=True)"
+    result = run_script(environment, tmp_path, "explain.py", command, ("explain", *map(str, files)))
     assert result.returncode == 0, result.stderr
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the two files of remote code warn: checked elsewhere

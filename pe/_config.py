@@ -506,8 +506,11 @@ def _positive_int(config: Mapping[str, Any], key: str, where: str) -> int:
     return int(value)
 
 
-def _check_keys(config: Mapping[str, Any], where: str) -> None:
-    """Refuse keys that change positions and that pe does not read, naming each."""
+def _check_keys(config: Mapping[str, Any], where: str, *, aliases: set[str]) -> None:
+    """Refuse keys that change positions and that pe does not read, naming each.
+
+    `aliases` are the names under which the family's class reads a size (read, so kept).
+    """
     for key in config:
         if not isinstance(key, str):
             raise TypeError(f"{where} must have string keys (as a config.json has); got {key!r}")
@@ -519,7 +522,9 @@ def _check_keys(config: Mapping[str, Any], where: str) -> None:
                     "config rather than give positions the model does not use"
                 )
             continue
-        if key in NOT_POSITIONAL or key in _WRAPPERS or not _POSITIONAL_NAME.search(key):
+        if key in NOT_POSITIONAL or key in _WRAPPERS or key in aliases:
+            continue
+        if not _POSITIONAL_NAME.search(key):
             continue
         raise ValueError(
             f"{where}[{key!r}]={_show(config[key])} looks like a position setting that pe does "
@@ -1101,14 +1106,18 @@ def read_config(config: Any) -> ModelRope:
     model_type = text.get("model_type", outer.get("model_type"))
     if model_type is not None and not isinstance(model_type, str):
         raise TypeError(f"{where}['model_type'] must be a string; got {_show(model_type)}")
-    _check_keys(text, where)
+    family = _family(model_type, text if text is not outer else outer, where)
+    _check_keys(text, where, aliases={raw for raw, _ in family.aliases} if family else set())
     reading = _Reading(text, where, model_type)
-    reading.family = _family(model_type, text if text is not outer else outer, where)
+    reading.family = family
     if reading.family is not None and model_type not in FAMILIES:
         reading.model_type = model_type = reading.family.text
-    if reading.family is not None:  # sizes the file leaves to its class's defaults
-        filled = {k: v for k, v in reading.family.fields if text.get(k) is None}
-        reading.config = {**text, **filled}
+    if reading.family is not None:
+        # Sizes under the names the class reads them by (GPT-J's n_embd), then the sizes the
+        # file leaves to its class's defaults.
+        renamed = {name: text[raw] for raw, name in reading.family.aliases if raw in text}
+        filled = {k: v for k, v in reading.family.fields if {**text, **renamed}.get(k) is None}
+        reading.config = {**text, **renamed, **filled}
         reading.defaulted = set(filled)
     kinds = text.get("layer_types")
     if kinds is not None:

@@ -32,7 +32,8 @@ class Family(NamedTuple):
     (Apertus' llama3, gpt-oss' yarn...), as ``(key, value)`` pairs, without
     the keys it derives from ``max_position_embeddings``; ``fields`` the class's
     defaults for the sizes a file may leave out (``head_dim``,
-    ``num_attention_heads``...).
+    ``num_attention_heads``...); ``aliases`` the names under which the class
+    reads those sizes from a file (GPT-J's ``n_embd`` for ``hidden_size``...).
     """
 
     base: float | tuple[tuple[str, float], ...]
@@ -43,6 +44,7 @@ class Family(NamedTuple):
     text: str
     preset: tuple[tuple[str, object], ...] | None = None
     fields: tuple[tuple[str, object], ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 #: Model types with RoPE settings and their defaults.
@@ -61,6 +63,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "afmoe": Family(
         10000.0,
@@ -77,6 +80,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "apertus": Family(
         12000000.0,
@@ -99,6 +103,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "arcee": Family(
         10000.0,
@@ -114,6 +119,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "aria": Family(
         10000.0,
@@ -129,6 +135,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "aria_text": Family(
         10000.0,
@@ -144,6 +151,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "audioflamingo3": Family(
         10000.0,
@@ -159,6 +167,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "axk1": Family(
         10000.0,
@@ -175,6 +184,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 61),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "axk2": Family(
         10000.0,
@@ -192,6 +202,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 48),
             ("qk_rope_head_dim", 32),
         ),
+        (),
     ),
     "aya_vision": Family(
         10000.0,
@@ -207,6 +218,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "bailing_hybrid": Family(
         6000000.0,
@@ -224,6 +236,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 42),
             ("qk_rope_head_dim", 64),
         ),
+        (("model_max_length", "max_position_embeddings"),),
     ),
     "bamba": Family(
         10000.0,
@@ -239,6 +252,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "beam": Family(
         (("sliding_attention", 10000.0),),
@@ -255,6 +269,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 48),
             ("num_hidden_layers", 52),
         ),
+        (),
     ),
     "bitnet": Family(
         500000.0,
@@ -270,6 +285,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 20),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "blt": Family(
         500000.0,
@@ -280,6 +296,7 @@ FAMILIES: dict[str, Family] = {
         "blt",
         None,
         (("max_position_embeddings", 4096),),
+        (),
     ),
     "blt_global_transformer": Family(
         500000.0,
@@ -295,6 +312,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 25),
         ),
+        (),
     ),
     "blt_local_decoder": Family(
         500000.0,
@@ -310,6 +328,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 9),
         ),
+        (),
     ),
     "blt_local_encoder": Family(
         500000.0,
@@ -325,6 +344,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 1),
         ),
+        (),
     ),
     "blt_patcher": Family(
         10000.0,
@@ -340,6 +360,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 14),
         ),
+        (),
     ),
     "chameleon": Family(
         10000.0,
@@ -355,9 +376,23 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "codegen": Family(
-        10000.0, None, "interleaved", None, "default", "codegen", None, (("rotary_dim", 64),)
+        10000.0,
+        None,
+        "interleaved",
+        None,
+        "default",
+        "codegen",
+        None,
+        (("rotary_dim", 64),),
+        (
+            ("n_embd", "hidden_size"),
+            ("n_head", "num_attention_heads"),
+            ("n_layer", "num_hidden_layers"),
+            ("n_positions", "max_position_embeddings"),
+        ),
     ),
     "cohere": Family(
         500000.0,
@@ -373,6 +408,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "cohere2": Family(
         10000.0,
@@ -388,6 +424,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "cohere2_moe": Family(
         10000.0,
@@ -404,6 +441,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "cohere2_vision": Family(
         10000.0,
@@ -419,6 +457,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "cohere_compass_vision": Family(
         10000.0,
@@ -429,6 +468,7 @@ FAMILIES: dict[str, Family] = {
         "cohere_compass_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "colmodernvbert": Family(
         (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
@@ -444,6 +484,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 22),
         ),
+        (),
     ),
     "colpali": Family(
         10000.0,
@@ -460,6 +501,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "colqwen2": Family(
         1000000.0,
@@ -475,6 +517,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 80),
         ),
+        (),
     ),
     "cosmos3_edge": Family(
         100000000.0,
@@ -491,6 +534,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "cosmos3_edge_text": Family(
         100000000.0,
@@ -507,6 +551,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "cosmos3_omni": Family(
         500000.0,
@@ -523,6 +568,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "csm": Family(
         500000.0,
@@ -538,6 +584,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 16),
         ),
+        (),
     ),
     "csm_depth_decoder_model": Family(
         500000.0,
@@ -553,6 +600,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 4),
         ),
+        (),
     ),
     "cwm": Family(
         1000000.0,
@@ -576,8 +624,24 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 48),
             ("num_hidden_layers", 64),
         ),
+        (),
     ),
-    "dbrx": Family(10000.0, None, "concatenated", None, "default", "dbrx", None, ()),
+    "dbrx": Family(
+        10000.0,
+        None,
+        "concatenated",
+        None,
+        "default",
+        "dbrx",
+        None,
+        (),
+        (
+            ("d_model", "hidden_size"),
+            ("max_seq_len", "max_position_embeddings"),
+            ("n_heads", "num_attention_heads"),
+            ("n_layers", "num_hidden_layers"),
+        ),
+    ),
     "deepseek_ocr2": Family(
         10000.0,
         None,
@@ -592,6 +656,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "deepseek_ocr2_encoder": Family(
         10000.0,
@@ -607,6 +672,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "deepseek_ocr2_text": Family(
         10000.0,
@@ -622,6 +688,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "deepseek_v2": Family(
         10000.0,
@@ -638,6 +705,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 32),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "deepseek_v3": Family(
         10000.0,
@@ -654,6 +722,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 61),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "deepseek_v32": Family(
         10000.0,
@@ -671,6 +740,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 61),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "deepseek_v4": Family(
         (("compress", 160000.0), ("main", 10000.0)),
@@ -687,6 +757,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 43),
         ),
+        (),
     ),
     "deepseek_vl": Family(
         10000.0,
@@ -702,6 +773,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "deepseek_vl_hybrid": Family(
         10000.0,
@@ -717,6 +789,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "dia": Family(
         10000.0,
@@ -733,6 +806,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 18),
         ),
+        (),
     ),
     "dia_decoder": Family(
         10000.0,
@@ -749,6 +823,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 18),
         ),
+        (),
     ),
     "dia_encoder": Family(
         10000.0,
@@ -765,6 +840,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "diffllama": Family(
         10000.0,
@@ -780,6 +856,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 16),
         ),
+        (),
     ),
     "diffusion_gemma": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -796,6 +873,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "diffusion_gemma_text": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -812,6 +890,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "doge": Family(
         10000.0,
@@ -827,6 +906,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "dots1": Family(
         10000.0,
@@ -842,6 +922,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 62),
         ),
+        (),
     ),
     "dots3_note": Family(
         (("indexed_attention", 80000000.0), ("sliding_attention", 50000.0)),
@@ -859,6 +940,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 46),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "dots3_note_audio_encoder": Family(
         10000.0,
@@ -874,6 +956,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 20),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "dots3_note_text": Family(
         (("indexed_attention", 80000000.0), ("sliding_attention", 50000.0)),
@@ -891,6 +974,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 46),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "dots3_note_vision_encoder": Family(
         10000.0,
@@ -901,6 +985,7 @@ FAMILIES: dict[str, Family] = {
         "dots3_note_vision_encoder",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1536), ("num_attention_heads", 24), ("num_hidden_layers", 42)),
+        (),
     ),
     "edgetam_video": Family(
         10000.0,
@@ -910,6 +995,7 @@ FAMILIES: dict[str, Family] = {
         "axial",
         "edgetam_video",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
+        (),
         (),
     ),
     "efficientloftr": Family(
@@ -921,6 +1007,7 @@ FAMILIES: dict[str, Family] = {
         "efficientloftr",
         None,
         (("hidden_size", 256), ("num_attention_heads", 8)),
+        (),
     ),
     "embedding_gemma2": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -937,6 +1024,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 4),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "embedding_gemma2_text": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -953,6 +1041,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 4),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "emu3": Family(
         1000000.0,
@@ -968,6 +1057,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "emu3_text_model": Family(
         1000000.0,
@@ -983,6 +1073,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "eomt_dinov3": Family(
         100.0,
@@ -993,6 +1084,7 @@ FAMILIES: dict[str, Family] = {
         "eomt_dinov3",
         None,
         (("hidden_size", 1024), ("num_attention_heads", 16), ("num_hidden_layers", 24)),
+        (),
     ),
     "ernie4_5": Family(
         500000.0,
@@ -1009,6 +1101,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 18),
         ),
+        (),
     ),
     "ernie4_5_moe": Family(
         500000.0,
@@ -1024,6 +1117,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 20),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "ernie4_5_vl_moe": Family(
         500000.0,
@@ -1039,6 +1133,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 20),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "ernie4_5_vl_moe_text": Family(
         500000.0,
@@ -1054,6 +1149,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 20),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "ernie4_5_vl_moe_vision": Family(
         10000.0,
@@ -1064,6 +1160,7 @@ FAMILIES: dict[str, Family] = {
         "ernie4_5_vl_moe_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1280),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "esmc": Family(
         10000.0,
@@ -1079,6 +1176,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 40),
             ("num_hidden_layers", 80),
         ),
+        (),
     ),
     "eurobert": Family(
         10000.0,
@@ -1094,6 +1192,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "evolla": Family(
         500000.0,
@@ -1109,6 +1208,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "exaone4": Family(
         10000.0,
@@ -1124,6 +1224,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "exaone4_5": Family(
         10000.0,
@@ -1139,6 +1240,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "exaone4_5_vision": Family(
         10000.0,
@@ -1149,6 +1251,7 @@ FAMILIES: dict[str, Family] = {
         "exaone4_5_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 3584),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "exaone_moe": Family(
         10000.0,
@@ -1164,6 +1267,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "falcon": Family(
         10000.0,
@@ -1179,6 +1283,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 71),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "falcon_h1": Family(
         10000.0,
@@ -1194,6 +1299,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "fast_vlm": Family(
         10000.0,
@@ -1209,6 +1315,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "flex_olmo": Family(
         500000.0,
@@ -1224,6 +1331,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "flint": Family(
         10000.0,
@@ -1240,6 +1348,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 49),
         ),
+        (),
     ),
     "fun_asr_nano": Family(
         10000.0,
@@ -1256,6 +1365,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "fuyu": Family(
         10000.0,
@@ -1271,6 +1381,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 36),
         ),
+        (),
     ),
     "gemma": Family(
         10000.0,
@@ -1287,6 +1398,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "gemma2": Family(
         10000.0,
@@ -1303,6 +1415,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "gemma3": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1319,6 +1432,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "gemma3_text": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1335,6 +1449,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "gemma3n": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1351,6 +1466,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 35),
         ),
+        (),
     ),
     "gemma3n_text": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1367,6 +1483,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 35),
         ),
+        (),
     ),
     "gemma4": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1383,6 +1500,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "gemma4_text": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1399,6 +1517,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "gemma4_unified": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1415,6 +1534,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "gemma4_unified_assistant": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1431,6 +1551,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "gemma4_unified_text": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -1447,6 +1568,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "gemma4_vision": Family(
         100.0,
@@ -1463,6 +1585,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 16),
         ),
+        (),
     ),
     "glm": Family(
         10000.0,
@@ -1479,6 +1602,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "glm4": Family(
         10000.0,
@@ -1495,6 +1619,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "glm46v": Family(
         10000.0,
@@ -1510,6 +1635,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "glm4_moe": Family(
         10000.0,
@@ -1525,6 +1651,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 96),
             ("num_hidden_layers", 46),
         ),
+        (),
     ),
     "glm4_moe_lite": Family(
         10000.0,
@@ -1541,6 +1668,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 47),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "glm4v": Family(
         10000.0,
@@ -1556,6 +1684,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "glm4v_moe": Family(
         10000.0,
@@ -1571,6 +1700,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 96),
             ("num_hidden_layers", 46),
         ),
+        (),
     ),
     "glm4v_moe_text": Family(
         10000.0,
@@ -1586,6 +1716,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 96),
             ("num_hidden_layers", 46),
         ),
+        (),
     ),
     "glm4v_moe_vision": Family(
         10000.0,
@@ -1596,6 +1727,7 @@ FAMILIES: dict[str, Family] = {
         "glm4v_moe_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1536),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "glm4v_text": Family(
         10000.0,
@@ -1611,6 +1743,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "glm4v_vision": Family(
         10000.0,
@@ -1621,6 +1754,7 @@ FAMILIES: dict[str, Family] = {
         "glm4v_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1536),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "glm5_next_vision": Family(
         10000.0,
@@ -1631,6 +1765,7 @@ FAMILIES: dict[str, Family] = {
         "glm5_next_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1024),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "glm_image": Family(
         10000.0,
@@ -1646,6 +1781,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "glm_image_text": Family(
         10000.0,
@@ -1661,6 +1797,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "glm_moe_dsa": Family(
         10000.0,
@@ -1678,6 +1815,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 78),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "glm_ocr": Family(
         10000.0,
@@ -1693,6 +1831,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 16),
         ),
+        (),
     ),
     "glm_ocr_text": Family(
         10000.0,
@@ -1708,6 +1847,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 16),
         ),
+        (),
     ),
     "glm_ocr_vision": Family(
         10000.0,
@@ -1718,6 +1858,7 @@ FAMILIES: dict[str, Family] = {
         "glm_ocr_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1024),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "glmasr": Family(
         10000.0,
@@ -1733,6 +1874,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "glmasr_encoder": Family(
         10000.0,
@@ -1748,6 +1890,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 20),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "glmga": Family(
         10000.0,
@@ -1763,6 +1906,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "got_ocr2": Family(
         1000000.0,
@@ -1778,6 +1922,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "gpt_neox": Family(
         10000.0,
@@ -1793,6 +1938,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 44),
         ),
+        (),
     ),
     "gpt_neox_japanese": Family(
         10000.0,
@@ -1808,6 +1954,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "gpt_oss": Family(
         150000.0,
@@ -1832,9 +1979,23 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 36),
         ),
+        (),
     ),
     "gptj": Family(
-        10000.0, None, "interleaved", None, "default", "gptj", None, (("rotary_dim", 64),)
+        10000.0,
+        None,
+        "interleaved",
+        None,
+        "default",
+        "gptj",
+        None,
+        (("rotary_dim", 64),),
+        (
+            ("n_embd", "hidden_size"),
+            ("n_head", "num_attention_heads"),
+            ("n_layer", "num_hidden_layers"),
+            ("n_positions", "max_position_embeddings"),
+        ),
     ),
     "gradium_phonon_tts": Family(
         10000.0,
@@ -1850,6 +2011,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 6),
         ),
+        (),
     ),
     "granite": Family(
         10000.0,
@@ -1865,6 +2027,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "granite4_vision": Family(
         10000.0,
@@ -1880,6 +2043,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "granite4_vision_text": Family(
         10000.0,
@@ -1895,6 +2059,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "granite_docling": Family(
         10000.0,
@@ -1910,6 +2075,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "granite_docling_text": Family(
         10000.0,
@@ -1925,6 +2091,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "granite_speech": Family(
         10000.0,
@@ -1940,6 +2107,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "granite_speech_plus": Family(
         10000.0,
@@ -1955,6 +2123,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "granite_swa": Family(
         10000.0,
@@ -1970,6 +2139,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 20),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "granitemoe": Family(
         10000.0,
@@ -1985,6 +2155,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "granitemoe_swa": Family(
         10000.0,
@@ -2000,6 +2171,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "granitemoehybrid": Family(
         10000.0,
@@ -2015,6 +2187,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "granitemoeshared": Family(
         10000.0,
@@ -2030,6 +2203,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "gte": Family(
         160000.0,
@@ -2045,6 +2219,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "helium": Family(
         100000.0,
@@ -2061,6 +2236,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 20),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "higgs_audio_v2": Family(
         500000.0,
@@ -2084,6 +2260,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 24),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "hrm_text": Family(
         10000.0,
@@ -2100,6 +2277,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 16),
         ),
+        (),
     ),
     "hunyuan_v1_dense": Family(
         10000.0,
@@ -2115,6 +2293,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "hunyuan_v1_moe": Family(
         10000.0,
@@ -2130,6 +2309,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "hunyuan_vl": Family(
         10000.0,
@@ -2145,6 +2325,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (("attention_head_dim", "head_dim"),),
     ),
     "hunyuan_vl_text": Family(
         10000.0,
@@ -2160,6 +2341,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (("attention_head_dim", "head_dim"),),
     ),
     "hy_v3": Family(
         11158840.0,
@@ -2176,6 +2358,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 80),
         ),
+        (),
     ),
     "hy_v4": Family(
         10000.0,
@@ -2193,6 +2376,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 34),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "hyperclovax": Family(
         10000.0,
@@ -2208,6 +2392,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "hyperclovax_vision_v2": Family(
         10000.0,
@@ -2223,6 +2408,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "idefics": Family(
         10000.0,
@@ -2238,6 +2424,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "idefics2": Family(
         10000.0,
@@ -2253,6 +2440,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "idefics3": Family(
         10000.0,
@@ -2268,6 +2456,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "inkling2_vision": Family(
         10000.0,
@@ -2278,6 +2467,7 @@ FAMILIES: dict[str, Family] = {
         "inkling2_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1024), ("num_attention_heads", 16), ("num_hidden_layers", 23)),
+        (),
     ),
     "internlm3": Family(
         10000.0,
@@ -2294,6 +2484,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 48),
         ),
+        (),
     ),
     "internvl": Family(
         10000.0,
@@ -2309,6 +2500,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "iquestcoder": Family(
         10000.0,
@@ -2325,6 +2517,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 40),
             ("num_hidden_layers", 80),
         ),
+        (),
     ),
     "jais2": Family(
         10000.0,
@@ -2340,6 +2533,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 26),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "janus": Family(
         10000.0,
@@ -2355,6 +2549,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "jetmoe": Family(
         10000.0,
@@ -2365,6 +2560,7 @@ FAMILIES: dict[str, Family] = {
         "jetmoe",
         None,
         (("hidden_size", 2048), ("max_position_embeddings", 4096), ("num_hidden_layers", 12)),
+        (("kv_channels", "head_dim"),),
     ),
     "jev": Family(
         10000.0,
@@ -2381,6 +2577,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "jina_embeddings_v3": Family(
         20000.0,
@@ -2396,6 +2593,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "kimi_k25": Family(
         10000.0,
@@ -2412,6 +2610,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 61),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "kimi_k25_vision": Family(
         10000.0,
@@ -2422,6 +2621,7 @@ FAMILIES: dict[str, Family] = {
         "kimi_k25_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152), ("num_attention_heads", 16), ("num_hidden_layers", 27)),
+        (),
     ),
     "kolibri1": Family(
         10000.0,
@@ -2438,6 +2638,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 48),
             ("num_hidden_layers", 50),
         ),
+        (),
     ),
     "kyutai_speech_to_text": Family(
         10000.0,
@@ -2453,6 +2654,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 48),
         ),
+        (),
     ),
     "laguna": Family(
         (("full_attention", 500000.0), ("sliding_attention", 10000.0)),
@@ -2469,6 +2671,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 48),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "lasr_encoder": Family(
         10000.0,
@@ -2484,6 +2687,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 17),
         ),
+        (),
     ),
     "lfm2": Family(
         1000000.0,
@@ -2499,6 +2703,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "lfm2_moe": Family(
         1000000.0,
@@ -2514,6 +2719,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "lfm2_vl": Family(
         1000000.0,
@@ -2529,6 +2735,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "lfm3": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -2545,6 +2752,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "lfm3_vl": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -2561,6 +2769,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "lfm3_vl_vision": Family(
         1000000.0,
@@ -2571,6 +2780,7 @@ FAMILIES: dict[str, Family] = {
         "lfm3_vl_vision",
         (("rope_theta", 1000000.0), ("rope_type", "axial")),
         (("hidden_size", 1024), ("num_attention_heads", 16), ("num_hidden_layers", 14)),
+        (),
     ),
     "lighton_ocr": Family(
         1000000.0,
@@ -2587,6 +2797,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "llama": Family(
         10000.0,
@@ -2602,6 +2813,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "llama4": Family(
         500000.0,
@@ -2618,6 +2830,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 40),
             ("num_hidden_layers", 48),
         ),
+        (),
     ),
     "llama4_text": Family(
         500000.0,
@@ -2634,6 +2847,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 40),
             ("num_hidden_layers", 48),
         ),
+        (),
     ),
     "llama4_vision_model": Family(
         10000.0,
@@ -2644,6 +2858,7 @@ FAMILIES: dict[str, Family] = {
         "llama4_vision_model",
         None,
         (("hidden_size", 768), ("num_attention_heads", 16), ("num_hidden_layers", 34)),
+        (),
     ),
     "llava": Family(
         10000.0,
@@ -2659,6 +2874,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "llava_next": Family(
         10000.0,
@@ -2674,6 +2890,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "llava_next_video": Family(
         10000.0,
@@ -2689,6 +2906,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "llava_onevision": Family(
         10000.0,
@@ -2704,6 +2922,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "longcat_flash": Family(
         10000000.0,
@@ -2720,6 +2939,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "mellum": Family(
         (("full_attention", 500000.0), ("sliding_attention", 10000.0)),
@@ -2736,6 +2956,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "mimi": Family(
         10000.0,
@@ -2751,6 +2972,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 8),
         ),
+        (),
     ),
     "mimi_decoder": Family(
         10000.0,
@@ -2766,6 +2988,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 8),
         ),
+        (),
     ),
     "mimi_encoder": Family(
         10000.0,
@@ -2781,6 +3004,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 8),
         ),
+        (),
     ),
     "mimo_v2_flash": Family(
         (("full_attention", 5000000.0), ("sliding_attention", 10000.0)),
@@ -2797,6 +3021,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 48),
         ),
+        (),
     ),
     "minicpm3": Family(
         10000.0,
@@ -2813,6 +3038,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 62),
             ("qk_rope_head_dim", 32),
         ),
+        (),
     ),
     "minicpm_ocr": Family(
         10000.0,
@@ -2829,6 +3055,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "minicpmv4_6": Family(
         10000.0,
@@ -2845,6 +3072,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "minicpmv4_7": Family(
         10000.0,
@@ -2861,6 +3089,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "minimax": Family(
         1000000.0,
@@ -2876,6 +3105,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "minimax_m2": Family(
         5000000.0,
@@ -2892,6 +3122,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 48),
             ("num_hidden_layers", 62),
         ),
+        (),
     ),
     "minimax_m3_vl": Family(
         5000000.0,
@@ -2909,6 +3140,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 60),
             ("rotary_dim", 64),
         ),
+        (),
     ),
     "minimax_m3_vl_text": Family(
         5000000.0,
@@ -2926,6 +3158,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 60),
             ("rotary_dim", 64),
         ),
+        (),
     ),
     "minimax_m3_vl_vision": Family(
         10000.0,
@@ -2936,6 +3169,7 @@ FAMILIES: dict[str, Family] = {
         "minimax_m3_vl_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1280), ("num_attention_heads", 16), ("num_hidden_layers", 32)),
+        (),
     ),
     "ministral": Family(
         10000.0,
@@ -2951,6 +3185,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "ministral3": Family(
         1000000.0,
@@ -2978,6 +3213,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 34),
         ),
+        (),
     ),
     "mistral": Family(
         10000.0,
@@ -2993,6 +3229,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "mistral3": Family(
         1000000000.0,
@@ -3008,6 +3245,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "mistral4": Family(
         10000.0,
@@ -3036,6 +3274,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 36),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "mistral_large4": Family(
         10000.0,
@@ -3061,6 +3300,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 72),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "mistral_large4_text": Family(
         10000.0,
@@ -3086,6 +3326,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 72),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "mixtral": Family(
         1000000.0,
@@ -3101,6 +3342,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "mlcd": Family(
         10000.0,
@@ -3111,6 +3353,7 @@ FAMILIES: dict[str, Family] = {
         "mlcd_vision_model",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1664), ("num_attention_heads", 16), ("num_hidden_layers", 48)),
+        (),
     ),
     "mlcd_vision_model": Family(
         10000.0,
@@ -3121,6 +3364,7 @@ FAMILIES: dict[str, Family] = {
         "mlcd_vision_model",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1664), ("num_attention_heads", 16), ("num_hidden_layers", 48)),
+        (),
     ),
     "mllama": Family(
         500000.0,
@@ -3136,6 +3380,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "mllama_text_model": Family(
         500000.0,
@@ -3151,6 +3396,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "modernbert": Family(
         (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
@@ -3166,6 +3412,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 22),
         ),
+        (),
     ),
     "modernbert-decoder": Family(
         (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
@@ -3181,6 +3428,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 22),
         ),
+        (),
     ),
     "modernvbert": Family(
         (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
@@ -3196,6 +3444,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 22),
         ),
+        (),
     ),
     "molmo2": Family(
         10000.0,
@@ -3212,6 +3461,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 36),
         ),
+        (),
     ),
     "molmo2_text": Family(
         10000.0,
@@ -3228,6 +3478,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 36),
         ),
+        (),
     ),
     "moonshine": Family(
         10000.0,
@@ -3238,6 +3489,10 @@ FAMILIES: dict[str, Family] = {
         "moonshine",
         None,
         (("hidden_size", 288), ("max_position_embeddings", 512)),
+        (
+            ("decoder_num_attention_heads", "num_attention_heads"),
+            ("decoder_num_hidden_layers", "num_hidden_layers"),
+        ),
     ),
     "moonshine_streaming": Family(
         10000.0,
@@ -3253,6 +3508,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 6),
         ),
+        (),
     ),
     "moshi": Family(
         10000.0,
@@ -3268,6 +3524,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "moss_transcribe_diarize": Family(
         1000000.0,
@@ -3284,6 +3541,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "muse_glimmer": Family(
         10000.0,
@@ -3300,6 +3558,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 52),
         ),
+        (),
     ),
     "muse_glimmer_assistant": Family(
         500000.0,
@@ -3316,6 +3575,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 5),
         ),
+        (),
     ),
     "muse_glimmer_text": Family(
         10000.0,
@@ -3332,6 +3592,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 52),
         ),
+        (),
     ),
     "muse_glimmer_vision": Family(
         10000.0,
@@ -3347,6 +3608,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 50),
         ),
+        (),
     ),
     "muse_spark": Family(
         500000.0,
@@ -3363,6 +3625,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 128),
             ("num_hidden_layers", 62),
         ),
+        (),
     ),
     "muse_spark_text": Family(
         500000.0,
@@ -3379,6 +3642,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 128),
             ("num_hidden_layers", 62),
         ),
+        (),
     ),
     "muse_spark_vision": Family(
         10000.0,
@@ -3394,6 +3658,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 50),
         ),
+        (),
     ),
     "musicflamingo": Family(
         10000.0,
@@ -3409,6 +3674,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "nanochat": Family(
         10000.0,
@@ -3424,6 +3690,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 6),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "nemotron": Family(
         10000.0,
@@ -3439,6 +3706,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 48),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "nemotron3_5_transcribe_asr_audio": Family(
         10000.0,
@@ -3454,6 +3722,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 10),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "nemotron3_5_transcribe_word_timestamp": Family(
         10000.0,
@@ -3469,6 +3738,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 2),
         ),
+        (),
     ),
     "nemotron3_diarization_audio": Family(
         10000.0,
@@ -3484,6 +3754,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 31),
         ),
+        (),
     ),
     "neomme": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -3500,6 +3771,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 17),
         ),
+        (),
     ),
     "neucodec": Family(
         10000.0,
@@ -3516,6 +3788,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "nomic_bert": Family(
         1000.0,
@@ -3531,6 +3804,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "olmo": Family(
         10000.0,
@@ -3546,6 +3820,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "olmo2": Family(
         10000.0,
@@ -3561,6 +3836,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "olmo3": Family(
         (("full_attention", 500000.0), ("sliding_attention", 500000.0)),
@@ -3576,6 +3852,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "olmo_hybrid": Family(
         10000.0,
@@ -3591,6 +3868,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 30),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "olmoe": Family(
         10000.0,
@@ -3606,6 +3884,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 16),
         ),
+        (),
     ),
     "openai_privacy_filter": Family(
         150000.0,
@@ -3630,6 +3909,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 14),
             ("num_hidden_layers", 8),
         ),
+        (),
     ),
     "ovis2": Family(
         10000.0,
@@ -3645,6 +3925,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "paddleocr_vl": Family(
         500000.0,
@@ -3661,6 +3942,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 18),
         ),
+        (),
     ),
     "paddleocr_vl_text": Family(
         500000.0,
@@ -3677,6 +3959,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 18),
         ),
+        (),
     ),
     "paddleocr_vl_vision": Family(
         10000.0,
@@ -3687,6 +3970,7 @@ FAMILIES: dict[str, Family] = {
         "paddleocr_vl_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152), ("num_attention_heads", 16), ("num_hidden_layers", 27)),
+        (),
     ),
     "paligemma": Family(
         10000.0,
@@ -3703,6 +3987,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "pe_audio": Family(
         (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
@@ -3718,6 +4003,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 22),
         ),
+        (),
     ),
     "pe_audio_encoder": Family(
         20000.0,
@@ -3734,6 +4020,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 14),
             ("num_hidden_layers", 6),
         ),
+        (),
     ),
     "pe_audio_video": Family(
         (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
@@ -3749,6 +4036,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 22),
         ),
+        (),
     ),
     "pe_audio_video_encoder": Family(
         20000.0,
@@ -3765,6 +4053,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 14),
             ("num_hidden_layers", 6),
         ),
+        (),
     ),
     "pe_video": Family(
         (("full_attention", 160000.0), ("sliding_attention", 10000.0)),
@@ -3780,6 +4069,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 12),
             ("num_hidden_layers", 22),
         ),
+        (),
     ),
     "pe_video_encoder": Family(
         20000.0,
@@ -3796,6 +4086,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 14),
             ("num_hidden_layers", 6),
         ),
+        (),
     ),
     "perception_lm": Family(
         10000.0,
@@ -3811,6 +4102,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "persimmon": Family(
         10000.0,
@@ -3826,6 +4118,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 36),
         ),
+        (),
     ),
     "phi": Family(
         10000.0,
@@ -3841,6 +4134,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "phi3": Family(
         10000.0,
@@ -3856,6 +4150,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "phi4_multimodal": Family(
         10000.0,
@@ -3871,6 +4166,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "phimoe": Family(
         1000000.0,
@@ -3886,6 +4182,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "pixtral": Family(
         10000.0,
@@ -3896,6 +4193,7 @@ FAMILIES: dict[str, Family] = {
         "pixtral",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1024), ("num_attention_heads", 16), ("num_hidden_layers", 24)),
+        (),
     ),
     "pocket_tts": Family(
         10000.0,
@@ -3911,6 +4209,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 6),
         ),
+        (),
     ),
     "pocket_tts_audio_tokenizer": Family(
         10000.0,
@@ -3926,6 +4225,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 2),
         ),
+        (),
     ),
     "pocket_tts_audio_tokenizer_decoder": Family(
         10000.0,
@@ -3941,6 +4241,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 2),
         ),
+        (),
     ),
     "pocket_tts_audio_tokenizer_encoder": Family(
         10000.0,
@@ -3956,6 +4257,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 2),
         ),
+        (),
     ),
     "pp_chart2table": Family(
         1000000.0,
@@ -3971,6 +4273,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qianfan_ocr": Family(
         10000.0,
@@ -3987,6 +4290,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen2": Family(
         10000.0,
@@ -4002,6 +4306,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen2_5_omni": Family(
         1000000.0,
@@ -4017,6 +4322,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 28),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "qwen2_5_omni_dit": Family(
         10000.0,
@@ -4033,6 +4339,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 22),
         ),
+        (),
     ),
     "qwen2_5_omni_talker": Family(
         1000000.0,
@@ -4049,6 +4356,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 28),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "qwen2_5_omni_text": Family(
         1000000.0,
@@ -4064,6 +4372,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 28),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "qwen2_5_omni_thinker": Family(
         1000000.0,
@@ -4079,6 +4388,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 28),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "qwen2_5_omni_vision_encoder": Family(
         10000.0,
@@ -4089,6 +4399,7 @@ FAMILIES: dict[str, Family] = {
         "qwen2_5_omni_vision_encoder",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 3584),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "qwen2_5_vl": Family(
         1000000.0,
@@ -4104,6 +4415,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 80),
         ),
+        (),
     ),
     "qwen2_5_vl_text": Family(
         1000000.0,
@@ -4119,6 +4431,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 80),
         ),
+        (),
     ),
     "qwen2_5_vl_vision": Family(
         10000.0,
@@ -4129,6 +4442,7 @@ FAMILIES: dict[str, Family] = {
         "qwen2_5_vl_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 3584),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "qwen2_audio": Family(
         10000.0,
@@ -4144,6 +4458,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen2_moe": Family(
         10000.0,
@@ -4159,6 +4474,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "qwen2_vl": Family(
         1000000.0,
@@ -4174,6 +4490,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 80),
         ),
+        (),
     ),
     "qwen2_vl_text": Family(
         1000000.0,
@@ -4189,6 +4506,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 80),
         ),
+        (),
     ),
     "qwen2_vl_vision": Family(
         10000.0,
@@ -4199,6 +4517,7 @@ FAMILIES: dict[str, Family] = {
         "qwen2_vl_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 3584),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "qwen3": Family(
         10000.0,
@@ -4215,6 +4534,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen3_5": Family(
         10000.0,
@@ -4231,6 +4551,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen3_5_moe": Family(
         10000.0,
@@ -4247,6 +4568,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "qwen3_5_moe_text": Family(
         10000.0,
@@ -4263,6 +4585,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "qwen3_5_moe_vision": Family(
         10000.0,
@@ -4273,6 +4596,7 @@ FAMILIES: dict[str, Family] = {
         "qwen3_5_moe_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "qwen3_5_text": Family(
         10000.0,
@@ -4289,6 +4613,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen3_5_vision": Family(
         10000.0,
@@ -4299,6 +4624,7 @@ FAMILIES: dict[str, Family] = {
         "qwen3_5_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "qwen3_asr": Family(
         10000.0,
@@ -4315,6 +4641,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen3_moe": Family(
         10000.0,
@@ -4330,6 +4657,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "qwen3_next": Family(
         10000.0,
@@ -4346,6 +4674,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 48),
         ),
+        (),
     ),
     "qwen3_omni_moe": Family(
         1000000.0,
@@ -4361,6 +4690,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 28),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "qwen3_omni_moe_talker_code_predictor": Family(
         10000.0,
@@ -4377,6 +4707,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 5),
         ),
+        (),
     ),
     "qwen3_omni_moe_talker_text": Family(
         10000.0,
@@ -4392,6 +4723,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 20),
         ),
+        (),
     ),
     "qwen3_omni_moe_text": Family(
         1000000.0,
@@ -4407,6 +4739,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 28),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "qwen3_omni_moe_thinker": Family(
         1000000.0,
@@ -4422,6 +4755,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 28),
             ("num_hidden_layers", 28),
         ),
+        (),
     ),
     "qwen3_omni_moe_vision_encoder": Family(
         10000.0,
@@ -4432,6 +4766,7 @@ FAMILIES: dict[str, Family] = {
         "qwen3_omni_moe_vision_encoder",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "qwen3_vl": Family(
         500000.0,
@@ -4448,6 +4783,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen3_vl_moe": Family(
         500000.0,
@@ -4463,6 +4799,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "qwen3_vl_moe_text": Family(
         500000.0,
@@ -4478,6 +4815,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 24),
         ),
+        (),
     ),
     "qwen3_vl_moe_vision": Family(
         10000.0,
@@ -4488,6 +4826,7 @@ FAMILIES: dict[str, Family] = {
         "qwen3_vl_moe_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "qwen3_vl_text": Family(
         500000.0,
@@ -4504,6 +4843,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "qwen3_vl_vision": Family(
         10000.0,
@@ -4514,6 +4854,7 @@ FAMILIES: dict[str, Family] = {
         "qwen3_vl_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "qwen4_exp": Family(
         10000.0,
@@ -4530,6 +4871,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "qwen4_exp_text": Family(
         10000.0,
@@ -4546,6 +4888,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
     "qwen4_exp_vision": Family(
         10000.0,
@@ -4556,6 +4899,7 @@ FAMILIES: dict[str, Family] = {
         "qwen4_exp_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1152),),
+        (("depth", "num_hidden_layers"), ("num_heads", "num_attention_heads")),
     ),
     "recurrent_gemma": Family(
         10000.0,
@@ -4566,6 +4910,7 @@ FAMILIES: dict[str, Family] = {
         "recurrent_gemma",
         None,
         (("hidden_size", 2560), ("num_attention_heads", 10), ("num_hidden_layers", 26)),
+        (),
     ),
     "sam2_video": Family(
         10000.0,
@@ -4575,6 +4920,7 @@ FAMILIES: dict[str, Family] = {
         "axial",
         "sam2_video",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
+        (),
         (),
     ),
     "sam3_tracker_video": Family(
@@ -4586,6 +4932,7 @@ FAMILIES: dict[str, Family] = {
         "sam3_tracker_video",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (),
+        (),
     ),
     "sam3_vit_model": Family(
         10000.0,
@@ -4596,6 +4943,7 @@ FAMILIES: dict[str, Family] = {
         "sam3_vit_model",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 1024), ("num_attention_heads", 16), ("num_hidden_layers", 32)),
+        (),
     ),
     "seed_oss": Family(
         10000.0,
@@ -4612,6 +4960,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 80),
             ("num_hidden_layers", 64),
         ),
+        (),
     ),
     "shieldgemma2": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -4628,6 +4977,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "smollm3": Family(
         2000000.0,
@@ -4643,6 +4993,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 36),
         ),
+        (),
     ),
     "smolvlm": Family(
         10000.0,
@@ -4658,6 +5009,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "solar_open": Family(
         1000000.0,
@@ -4674,6 +5026,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 48),
         ),
+        (),
     ),
     "stablelm": Family(
         10000.0,
@@ -4689,6 +5042,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "starcoder2": Family(
         10000.0,
@@ -4704,6 +5058,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 24),
             ("num_hidden_layers", 30),
         ),
+        (),
     ),
     "step3p5": Family(
         (("full_attention", 10000.0),),
@@ -4720,6 +5075,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 45),
         ),
+        (),
     ),
     "step3p5_vision": Family(
         10000.0,
@@ -4735,6 +5091,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 47),
         ),
+        (),
     ),
     "step3p7": Family(
         (("full_attention", 10000.0),),
@@ -4751,6 +5108,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 64),
             ("num_hidden_layers", 45),
         ),
+        (),
     ),
     "t5_gemma_module": Family(
         10000.0,
@@ -4767,6 +5125,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "t5gemma": Family(
         10000.0,
@@ -4783,6 +5142,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "t5gemma2": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -4799,6 +5159,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "t5gemma2_decoder": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -4815,6 +5176,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "t5gemma2_encoder": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -4831,6 +5193,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "t5gemma2_text": Family(
         (("full_attention", 1000000.0), ("sliding_attention", 10000.0)),
@@ -4847,6 +5210,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "timesfm2_5": Family(
         10000.0,
@@ -4863,6 +5227,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 20),
         ),
+        (),
     ),
     "ultrabert": Family(
         (("full_attention", 2560000.0), ("sliding_attention", 10000.0)),
@@ -4878,6 +5243,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "ultravbert": Family(
         (("full_attention", 2560000.0), ("sliding_attention", 10000.0)),
@@ -4893,6 +5259,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "unlimited_ocr": Family(
         10000.0,
@@ -4908,6 +5275,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 10),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "unlimited_ocr_text": Family(
         10000.0,
@@ -4923,6 +5291,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 10),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "vaultgemma": Family(
         10000.0,
@@ -4939,6 +5308,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 26),
         ),
+        (),
     ),
     "vibevoice": Family(
         10000.0,
@@ -4954,6 +5324,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "vibevoice_asr": Family(
         10000.0,
@@ -4969,6 +5340,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "video_llama_3": Family(
         10000.0,
@@ -4984,6 +5356,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "video_llama_3_vision": Family(
         10000.0,
@@ -4994,6 +5367,7 @@ FAMILIES: dict[str, Family] = {
         "video_llama_3_vision",
         (("rope_theta", 10000.0), ("rope_type", "axial")),
         (("hidden_size", 768), ("num_attention_heads", 12), ("num_hidden_layers", 12)),
+        (),
     ),
     "video_llava": Family(
         10000.0,
@@ -5009,6 +5383,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "vipllava": Family(
         10000.0,
@@ -5024,6 +5399,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "voxtral": Family(
         100000000.0,
@@ -5039,6 +5415,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "voxtral_realtime": Family(
         1000000.0,
@@ -5054,6 +5431,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "voxtral_realtime_encoder": Family(
         10000.0,
@@ -5070,6 +5448,12 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (
+            ("d_model", "hidden_size"),
+            ("encoder_attention_heads", "num_attention_heads"),
+            ("encoder_layers", "num_hidden_layers"),
+            ("num_key_value_heads", "num_attention_heads"),
+        ),
     ),
     "voxtral_realtime_text": Family(
         10000.0,
@@ -5085,6 +5469,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
         ),
+        (),
     ),
     "xcodec2": Family(
         10000.0,
@@ -5101,6 +5486,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 16),
             ("num_hidden_layers", 12),
         ),
+        (),
     ),
     "youtu": Family(
         10000.0,
@@ -5117,6 +5503,7 @@ FAMILIES: dict[str, Family] = {
             ("num_hidden_layers", 32),
             ("qk_rope_head_dim", 64),
         ),
+        (),
     ),
     "zamba2": Family(
         10000.0,
@@ -5132,6 +5519,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 32),
             ("num_hidden_layers", 54),
         ),
+        (("attention_head_dim", "head_dim"),),
     ),
     "zaya": Family(
         (("hybrid", 5000000.0), ("hybrid_sliding", 10000.0)),
@@ -5148,6 +5536,7 @@ FAMILIES: dict[str, Family] = {
             ("num_attention_heads", 8),
             ("num_hidden_layers", 40),
         ),
+        (),
     ),
 }
 

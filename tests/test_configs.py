@@ -447,3 +447,21 @@ def test_a_transformers_config_object_is_read_as_its_dict() -> None:
     assert pe.explain(config) == pe.explain(config.to_dict())
     full = pe.read_config(config).of_type("full_attention")
     assert (full.rule, full.base) == ("yarn", raw["rope_theta"])
+
+
+def test_sizes_under_a_family_s_own_names_are_read() -> None:
+    """GPT-J's config.json says n_embd and n_head (its class maps them to hidden_size and
+    num_attention_heads); its model rotates the first rotary_dim dimensions of each head in
+    interleaved pairs at base 10000 (transformers, models/gptj/modeling_gptj.py)."""
+    gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64,
+            "n_positions": 2048}  # fmt: skip
+    kind = pe.read_config(gptj).of_type(None)
+    assert (kind.head_dim, kind.layout, kind.base) == (256, "interleaved", 10000.0)
+    rope = RotaryEmbedding.from_config(gptj)
+    assert (rope.rotary_dim, rope.layout) == (64, "interleaved")
+    gptj_module = pytest.importorskip("transformers.models.gptj.modeling_gptj")
+    table = gptj_module.create_sinusoidal_positions(2048, 64).double()
+    sin, cos = table[:, :32], table[:, 32:]
+    ours_cos, ours_sin = rope.table(2048, dtype=torch.float64)
+    torch.testing.assert_close(ours_cos, cos, atol=2e-4, rtol=0)  # theirs: float32 angles
+    torch.testing.assert_close(ours_sin, sin, atol=2e-4, rtol=0)

@@ -72,7 +72,8 @@ class Family(NamedTuple):
     (Apertus' llama3, gpt-oss' yarn...), as ``(key, value)`` pairs, without
     the keys it derives from ``max_position_embeddings``; ``fields`` the class's
     defaults for the sizes a file may leave out (``head_dim``,
-    ``num_attention_heads``...).
+    ``num_attention_heads``...); ``aliases`` the names under which the class
+    reads those sizes from a file (GPT-J's ``n_embd`` for ``hidden_size``...).
     """
 
     base: float | tuple[tuple[str, float], ...]
@@ -83,6 +84,7 @@ class Family(NamedTuple):
     text: str
     preset: tuple[tuple[str, object], ...] | None = None
     fields: tuple[tuple[str, object], ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 '''
@@ -218,6 +220,17 @@ def _entry(model_type: str) -> tuple[Any, ...] | None:
         for key, value in sorted(declared.items())
         if isinstance(value, (int, float)) and not isinstance(value, bool)
     )
+    # attribute_map: {exposed name: stored name}; a file may use either, and both mean the
+    # stored one. pe's name is whichever of the two is one of _SIZES.
+    mapping = getattr(type(text), "attribute_map", None) or {}
+    aliases = tuple(
+        sorted(
+            (str(other), str(name))
+            for exposed, stored in mapping.items()
+            for other, name in ((stored, exposed), (exposed, stored))
+            if name in _SIZES and other not in _SIZES
+        )
+    )
     return (
         base,
         None if fraction is None else float(fraction),
@@ -227,6 +240,7 @@ def _entry(model_type: str) -> tuple[Any, ...] | None:
         str(getattr(text, "model_type", model_type)),
         preset,
         fields,
+        aliases,
     )
 
 

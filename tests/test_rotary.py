@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 from reference import rope_rotation as reference_rotation
+from torch.jit._trace import TracerWarning
 
 from pe._published import by_model
 from pe.nn import RotaryEmbedding
@@ -890,9 +891,9 @@ def test_torch_jit_trace_records_the_rotation_of_any_length(layout: str) -> None
     rope = RotaryEmbedding(8, layout=layout)
     q = torch.randn(1, 2, 5, 8)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", torch.jit.TracerWarning)  # shape checks become constants
+        warnings.simplefilter("ignore", TracerWarning)  # shape checks become constants
         warnings.simplefilter("ignore", DeprecationWarning)  # torch 2.13 deprecates jit.trace
-        traced = torch.jit.trace(rope, (q, q))
+        traced = torch.jit.trace(rope, (q, q))  # type: ignore[no-untyped-call]
     for length in (5, 9):
         x = torch.randn(1, 2, length, 8)
         expected = reference_rotation(x, np.arange(length), layout, 8)

@@ -192,7 +192,9 @@ def _compiling() -> bool:
     positions in the graph, no table lookups that a trace would freeze.
     """
     return bool(
-        torch.compiler.is_compiling() or torch.compiler.is_exporting() or torch.jit.is_tracing()
+        torch.compiler.is_compiling()
+        or torch.compiler.is_exporting()
+        or torch._C._get_tracing_state() is not None  # torch.jit.trace (its is_tracing)
     )
 
 

@@ -217,9 +217,11 @@ def _lighthouse_rows(lighthouse: dict[str, Any]) -> list[str]:
     )
     missed = sum(1 for page in lighthouse["pages"].values() if page["misses"])
     load = lighthouse["load_average"]
+    runs = lighthouse.get("runs_per_page", 1)
+    each = f", the median of {runs} runs each" if runs > 1 else ""
     return [
         f"| Lighthouse | {lighthouse['lighthouse_version']}, mobile (simulated slow 4G, CPU "
-        f"4x slower), {len(lighthouse['pages'])} pages served gzip-compressed: lowest "
+        f"4x slower), {len(lighthouse['pages'])} pages served gzip-compressed{each}: lowest "
         f"{lowest}; {missed} pages miss a target; load average {load['before'][0]:.1f} "
         "| `make lighthouse` |",
     ]

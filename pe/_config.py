@@ -273,6 +273,11 @@ class LayerRope:
         ``(attn_scale, floor_scale, 1)``; Ministral 3 and Mistral 4:
         ``(llama_4_scaling_beta, original_max_position_embeddings, 0)``).
 
+    mrope : (tuple of int, bool) or None
+        Multimodal RoPE's ``mrope_section`` and whether its pairs are dealt out
+        to time, height and width in turn (Qwen3-VL) rather than in
+        consecutive sections (Qwen2-VL, Qwen2.5-VL); None without M-RoPE.
+
     Examples
     --------
     >>> import pe
@@ -297,6 +302,7 @@ class LayerRope:
     sources: tuple[tuple[str, str], ...] = ()
     reason: str = ""
     temperature: tuple[float, float, int] | None = None
+    mrope: tuple[tuple[int, ...], bool] | None = None
 
     @property
     def rule(self) -> str:
@@ -1004,6 +1010,49 @@ UNSUPPORTED: dict[str, str] = {
 # attention by position: refused (the others, mrope_section..., are read by pe.mrope).
 _POSITIONS_ELSEWHERE = ("alpha", "short_mscale", "long_mscale")
 
+# Model types whose text rotary module in transformers 5.23 always deals M-RoPE's pairs out
+# to time, height and width in turn (``recomposition_frequencies`` of models/qwen3_vl,
+# qwen3_vl_moe, qwen3_5, qwen3_5_moe), and those that always cut them into consecutive
+# sections (models/qwen2_vl, qwen2_5_vl). Neither reads ``mrope_interleaved``: a config whose
+# key says otherwise is refused; for other model types the key decides.
+_MROPE_INTERLEAVED = frozenset(
+    f"{name}{suffix}"
+    for name in ("qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
+    for suffix in ("", "_text")
+)
+_MROPE_SECTIONED = frozenset(
+    f"{name}{suffix}" for name in ("qwen2_vl", "qwen2_5_vl") for suffix in ("", "_text")
+)
+
+
+def _mrope(
+    scaling: Mapping[str, Any], entry: str, model_type: str | None
+) -> tuple[tuple[int, ...], bool] | None:
+    """Return M-RoPE's sections and arrangement, as the model type's module reads them."""
+    if "mrope_section" not in scaling:
+        return None
+    sections = scaling["mrope_section"]
+    if isinstance(sections, (str, bytes)) or not isinstance(sections, (list, tuple)):
+        raise TypeError(
+            f"{entry}['mrope_section'] must be a list of integers; got {_show(sections)}"
+        )
+    if not all(is_integer(value) for value in sections):
+        raise TypeError(f"{entry}['mrope_section'] must hold integers; got {_show(sections)}")
+    flag = scaling.get("mrope_interleaved")
+    if flag is not None and not isinstance(flag, bool):
+        raise TypeError(f"{entry}['mrope_interleaved'] must be true or false; got {_show(flag)}")
+    if model_type in _MROPE_INTERLEAVED or model_type in _MROPE_SECTIONED:
+        expected = model_type in _MROPE_INTERLEAVED
+        if flag is not None and flag != expected:
+            raise ValueError(
+                f"{entry}['mrope_interleaved'] is {flag} but model_type {model_type!r} "
+                f"{'always' if expected else 'never'} interleaves in transformers (which does "
+                "not read the key); fix the config, or drop model_type to follow the key"
+            )
+        return tuple(int(value) for value in sections), expected
+    return tuple(int(value) for value in sections), bool(flag)
+
+
 # Layer types without softmax attention: nothing to rotate.
 _NO_ATTENTION = frozenset({"linear_attention", "conv", "mamba"})
 
@@ -1384,7 +1433,8 @@ def _assemble(reading: _Reading) -> ModelRope:
         result.append(
             LayerRope(kind, tuple(indices), True, width, scaling, beside,
                       None if share is None else float(share), reading.layout[0], longest,
-                      tuple(sources), temperature=temperature)
+                      tuple(sources), temperature=temperature,
+                      mrope=_mrope(scaling, entry, reading.model_type))
         )  # fmt: skip
     # Check every rotated kind now, so that a bad file is refused whichever layer is asked for.
     for layer_rope in result:

@@ -12,7 +12,9 @@ phone's screen, simulated slow 4G and a CPU four times slower) of the
 performance, accessibility, best-practices and SEO categories, in Debian's
 Chromium. Prints each page's scores and the audits
 it fails, and keeps each whole report in ``.cache/lighthouse/reports/``.
-With ``--record`` writes ``benchmarks/results/lighthouse.json``.
+With ``--record`` writes ``benchmarks/results/lighthouse.json``; with ``--add``
+and pages, adds those pages (missing from the record: a new page) to it, each
+marked with the date, load and runs of its own measurement.
 Exits with status 1 if a page scores under 95 for performance or under 100 in
 another category.
 
@@ -82,6 +84,42 @@ def installed() -> Path:
         check=True,
     )
     return script
+
+
+def add_pages(
+    pages: dict[str, dict[str, Any]],
+    load_before: tuple[float, float, float],
+    load_after: tuple[float, float, float],
+    version: str,
+) -> None:
+    """Add pages missing from the record (``--add PAGE...``), each marked with its own run.
+
+    The record's other pages, its date and its load stay those of the last full run; each
+    added page says when, under what load and with how many runs it was measured. The
+    lowest scores and ``targets_met`` are recomputed over every page.
+    """
+    record = json.loads((ROOT / "benchmarks" / "results" / "lighthouse.json").read_text())
+    if version != record["lighthouse_version"]:
+        raise SystemExit(f"the record was made with Lighthouse {record['lighthouse_version']}")
+    present = [path for path in pages if path in record["pages"]]
+    if present:
+        raise SystemExit(f"already in the record (re-record every page instead): {present}")
+    measured = {
+        "date": environment(threads=1)["date"],
+        "load_average": {"before": list(load_before), "after": list(load_after)},
+        "runs_per_page": RUNS,
+    }
+    for path, page in pages.items():
+        record["pages"][path] = {**page, "measured_apart": measured}
+    record["lowest"] = {
+        name: min(
+            ({"page": p, "score": r["scores"][name]} for p, r in record["pages"].items()),
+            key=lambda entry: entry["score"] or 0,
+        )
+        for name in CATEGORIES
+    }
+    record["targets_met"] = not any(page["misses"] for page in record["pages"].values())
+    print(f"added {', '.join(pages)}: wrote {write('lighthouse', record).relative_to(ROOT)}")
 
 
 def performance(report: dict[str, Any]) -> int:
@@ -177,7 +215,8 @@ def misses(scores: dict[str, int | None]) -> list[str]:
 def main(argv: list[str]) -> int:
     """Run every page, print the table; return 1 if a page misses a target."""
     record = "--record" in argv
-    arguments = [a for a in argv if a != "--record"]
+    add = "--add" in argv
+    arguments = [a for a in argv if a not in ("--record", "--add")]
     site = local_site.built_site(arguments[:1], ROOT / "site")
     every = site_pages(site)
     chosen = ["/" + p.strip("/") + "/" if p.strip("/") else "/" for p in arguments[1:]]
@@ -233,7 +272,9 @@ def main(argv: list[str]) -> int:
         print(f"lowest {name}: {entry['score']} ({entry['page']}; target {TARGETS[name]})")
     for path, names in missed.items():
         print(f"MISSED {path}: {', '.join(names)}")
-    if record and chosen:
+    if add:
+        add_pages(pages, load_before, load_after, version)
+    elif record and chosen:
         print("not recorded: only some pages were run")
     elif record:
         payload = {

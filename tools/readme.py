@@ -219,6 +219,13 @@ def _lighthouse_rows(lighthouse: dict[str, Any]) -> list[str]:
     load = lighthouse["load_average"]
     runs = lighthouse.get("runs_per_page", 1)
     each = f", the median of {runs} runs each" if runs > 1 else ""
+    apart = [path for path, page in lighthouse["pages"].items() if "measured_apart" in page]
+    if apart:
+        when = lighthouse["pages"][apart[0]]["measured_apart"]
+        each += (
+            f" ({', '.join(f'`{path}`' for path in apart)} added later, the median of "
+            f"{when['runs_per_page']} runs at load {when['load_average']['before'][0]:.1f})"
+        )
     return [
         f"| Lighthouse | {lighthouse['lighthouse_version']}, mobile (simulated slow 4G, CPU "
         f"4x slower), {len(lighthouse['pages'])} pages served gzip-compressed{each}: lowest "

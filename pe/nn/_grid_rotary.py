@@ -22,7 +22,7 @@ import torch
 from torch import Tensor
 
 from pe._axial import GridRope, axial_rope, grid_positions, grid_rope_presets
-from pe._config import _positive_int
+from pe._config import read_config
 from pe._mrope import (
     InterleavedMrope,
     _check_leftovers,
@@ -36,7 +36,7 @@ from pe._mrope import (
     mrope_sequence,
 )
 from pe._rope import _rule_of, rope_frequencies
-from pe._validation import MAX_POSITION, check_d_model, check_offset, is_integer
+from pe._validation import MAX_POSITION, check_offset, is_integer
 from pe.nn._rotary import RotaryEmbedding, _check_rotary_layout, _compiling
 
 __all__ = [
@@ -310,32 +310,6 @@ class AxialRotaryEmbedding(_GridRotary):
         return f"axes_dim={self.axes_dim}, base={self.base}, layout={self.layout!r}"
 
 
-# Model types whose text rotary module in transformers 5.23 always interleaves the pairs
-# (``recomposition_frequencies`` of models/qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe),
-# and those that always cut them into consecutive sections (models/qwen2_vl, qwen2_5_vl):
-# neither reads ``mrope_interleaved``, so a config whose key says otherwise is refused.
-_INTERLEAVING_MODELS = frozenset(
-    f"{name}{suffix}"
-    for name in ("qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
-    for suffix in ("", "_text")
-)
-_SECTIONED_MODELS = frozenset(
-    f"{name}{suffix}" for name in ("qwen2_vl", "qwen2_5_vl") for suffix in ("", "_text")
-)
-
-# The base transformers 5.23 gives a config without ``rope_theta`` (each config class's
-# ``default_theta``; 10000 for other types, as pe's default).
-_DEFAULT_THETA = {
-    f"{name}{suffix}": theta
-    for name, theta in (
-        ("qwen2_vl", 1e6),
-        ("qwen2_5_vl", 1e6),
-        ("qwen3_vl", 5e5),
-        ("qwen3_vl_moe", 5e5),
-    )
-    for suffix in ("", "_text")
-}
-
 # Scaling rules whose frequencies do not depend on the sequence length: transformers' Qwen
 # VL rotary modules compute them once from the config (``ROPE_INIT_FUNCTIONS``), as here.
 # "dynamic" and "longrope" change with the length (``dynamic_rope_update``) and are refused.
@@ -526,20 +500,19 @@ class MultimodalRotaryEmbedding(_GridRotary):
     def from_config(cls, config: Mapping[str, Any]) -> MultimodalRotaryEmbedding:  # type: ignore[override]
         """Build the module from a Qwen2-VL, Qwen2.5-VL or Qwen3-VL ``config.json`` as a dict.
 
-        Reads, at the top level or in ``text_config``: ``head_dim`` (or
-        ``hidden_size // num_attention_heads``), ``rope_theta`` (in the rope
-        dict first, as transformers 5; without one, the model type's default
-        in transformers: 1e6 for Qwen2-VL and Qwen2.5-VL, 5e5 for Qwen3-VL),
-        ``max_position_embeddings``, ``model_type``, and ``rope_scaling`` (or
-        ``rope_parameters``) with its ``mrope_section``, ``mrope_interleaved``
-        and rule (``rope_type``: ``default``, ``linear``, ``yarn`` or
-        ``llama3`` are applied, as transformers' Qwen VL rotary modules do;
-        ``dynamic`` and ``longrope`` are refused). transformers' modules do not
-        read ``mrope_interleaved``: Qwen3-VL's (``model_type`` ``qwen3_vl``,
-        ``qwen3_vl_moe``, ``qwen3_5``, ``qwen3_5_moe``) always interleave, and
-        Qwen2-VL's and Qwen2.5-VL's never do. pe follows the model type, and
-        the key for other types; a key that contradicts the model type is
-        refused.
+        The config is read by `pe.read_config`, as for `RotaryEmbedding`: the
+        head width, ``rope_theta`` (in the rope dict first, as transformers 5;
+        without one, the model type's default in transformers: 1e6 for
+        Qwen2-VL and Qwen2.5-VL, 5e5 for Qwen3-VL), ``max_position_embeddings``,
+        ``model_type``, and ``rope_scaling`` (or ``rope_parameters``) with its
+        ``mrope_section``, ``mrope_interleaved`` and rule (``rope_type``:
+        ``default``, ``linear``, ``yarn`` or ``llama3`` are applied, as
+        transformers' Qwen VL rotary modules do; ``dynamic`` and ``longrope``
+        are refused). transformers' modules do not read ``mrope_interleaved``:
+        Qwen3-VL's (``model_type`` ``qwen3_vl``, ``qwen3_vl_moe``, ``qwen3_5``,
+        ``qwen3_5_moe``) always interleave, and Qwen2-VL's and Qwen2.5-VL's
+        never do. pe follows the model type, and the key for other types; a
+        key that contradicts the model type is refused.
 
         Raises
         ------
@@ -564,38 +537,32 @@ class MultimodalRotaryEmbedding(_GridRotary):
         >>> MultimodalRotaryEmbedding.from_config(qwen3_vl).interleaved
         True
         """
-        if not isinstance(config, Mapping):
-            raise TypeError(f"config must be a dict; got {type(config).__name__}")
-        text = config.get("text_config")
-        if isinstance(text, Mapping):
-            config = {**config, **text}
-        key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
-        rope = config.get(key) or {}
-        if not isinstance(rope, Mapping) or "mrope_section" not in rope:
+        kind = read_config(config).of_type(None)
+        rule_from = dict(kind.sources).get("rule", "")
+        where = rule_from if rule_from.startswith("config") else "config['rope_scaling']"
+        if not kind.rotated or kind.mrope is None:
             raise ValueError(
                 "config needs rope_scaling (or rope_parameters) with an mrope_section; got "
-                f"{rope!r}"
+                f"{kind.scaling!r}"
             )
-        head_dim = config.get("head_dim")
-        if head_dim is None:
-            if "hidden_size" not in config or "num_attention_heads" not in config:
-                raise ValueError("config needs head_dim, or hidden_size and num_attention_heads")
-            head_dim = _head_width(config)
-        interleaved = _interleaved_of(config, rope, key)
-        base = config.get("rope_theta")
-        if base is None and rope.get("rope_theta") is None:
-            base = _DEFAULT_THETA.get(str(config.get("model_type")))
+        if kind.partial_rotary_factor not in (None, 1.0):
+            raise ValueError(
+                f"config's partial_rotary_factor={kind.partial_rotary_factor!r} (Qwen3.5's "
+                "quarter of each head, say): pe's M-RoPE turns the whole head; refused rather "
+                "than turn dimensions the model leaves alone"
+            )
+        sections, interleaved = kind.mrope
         try:
             return cls(
-                head_dim,
-                rope["mrope_section"],
-                base=base,
+                kind.head_dim,
+                sections,
+                base=kind.base_beside,
                 interleaved=interleaved,
-                scaling=rope,
-                max_position_embeddings=config.get("max_position_embeddings"),
+                scaling=kind.scaling,
+                max_position_embeddings=kind.max_position_embeddings,
             )
         except (TypeError, ValueError) as error:
-            raise type(error)(str(error).replace("scaling", f"config[{key!r}]", 1)) from None
+            raise type(error)(str(error).replace("scaling", where, 1)) from None
 
     def _axis_last(self, position_ids: Tensor) -> Tensor:
         position_ids = self._positions_tensor(position_ids, "position_ids")
@@ -649,41 +616,6 @@ class MultimodalRotaryEmbedding(_GridRotary):
         if self.rule != "default":
             text += f", rule={self.rule!r}, attention_factor={self.attention_factor:g}"
         return text
-
-
-def _head_width(config: Mapping[str, Any]) -> int:
-    """Return ``hidden_size // num_attention_heads``, the head width transformers computes.
-
-    Each key is read and refused as `pe.read_config` reads it, in its words:
-    zero heads is a ValueError naming the key, not a bare ZeroDivisionError,
-    and a string a TypeError, not a failed ``//``.
-    """
-    hidden = _positive_int(config, "hidden_size", "config")
-    heads = _positive_int(config, "num_attention_heads", "config")
-    name = f"hidden_size // num_attention_heads = {hidden} // {heads}"
-    if hidden < heads:
-        raise ValueError(
-            f"config's head width {name} is 0; hidden_size must be at least num_attention_heads"
-        )
-    return check_d_model(hidden // heads, name=f"the head width {name}")
-
-
-def _interleaved_of(config: Mapping[str, Any], rope: Mapping[str, Any], key: str) -> bool:
-    """Return whether the model interleaves its M-RoPE pairs, as transformers decides it."""
-    flag = rope.get("mrope_interleaved")
-    if flag is not None and not isinstance(flag, bool):
-        raise TypeError(f"config[{key!r}]['mrope_interleaved'] must be true or false; got {flag!r}")
-    model_type = config.get("model_type")
-    if model_type in _INTERLEAVING_MODELS or model_type in _SECTIONED_MODELS:
-        expected = model_type in _INTERLEAVING_MODELS
-        if flag is not None and flag != expected:
-            raise ValueError(
-                f"config[{key!r}]['mrope_interleaved'] is {flag} but model_type {model_type!r} "
-                f"{'always' if expected else 'never'} interleaves in transformers (which does "
-                "not read the key); fix the config, or drop model_type to follow the key"
-            )
-        return expected
-    return bool(flag)
 
 
 def grid_position_ids(shape: Sequence[int], *, device: Any = None) -> Tensor:

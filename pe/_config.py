@@ -30,7 +30,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pe._families import CONFIG_CLASSES, FAMILIES, NO_ROPE, TRANSFORMERS_VERSION, Family
-from pe._rope import _READ_ELSEWHERE, _base, _number, _show, layer_parameters, rope_frequencies
+from pe._rope import (
+    _READ_ELSEWHERE,
+    RopeFrequencies,
+    _base,
+    _number,
+    _show,
+    layer_parameters,
+    rope_frequencies,
+)
 from pe._stack import outside_stacklevel
 from pe._validation import check_d_model, is_integer
 
@@ -1440,24 +1448,22 @@ def _assemble(reading: _Reading) -> ModelRope:
     for layer_rope in result:
         if layer_rope.rotated:
             try:
-                frequencies_of(layer_rope)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # the module built from it warns
+                    frequencies_of(layer_rope)
             except (TypeError, ValueError) as error:
                 text = str(error).replace("scaling", reading.rope_from, 1)
                 raise type(error)(text) from None
     return ModelRope(reading.model_type, where, layers, tuple(result))
 
 
-def frequencies_of(kind: LayerRope, seq_len: int | None = None) -> Any:
-    """`pe.rope_frequencies` of one kind of layer (its checks included)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return rope_frequencies(
-            kind.head_dim,
-            base=kind.base_beside,
-            scaling=kind.scaling or None,
-            max_position_embeddings=kind.max_position_embeddings,
-            seq_len=seq_len,
-            partial_rotary_factor=kind.partial_rotary_factor,
-        )
+def frequencies_of(kind: LayerRope, seq_len: int | None = None) -> RopeFrequencies:
+    """Return `pe.rope_frequencies` of one kind of layer (its checks and warnings included)."""
+    return rope_frequencies(
+        kind.head_dim,
+        base=kind.base_beside,
+        scaling=kind.scaling or None,
+        max_position_embeddings=kind.max_position_embeddings,
+        seq_len=seq_len,
+        partial_rotary_factor=kind.partial_rotary_factor,
+    )

@@ -17,8 +17,7 @@ import textwrap
 import warnings
 from typing import Any
 
-from pe._config import LayerRope, ModelRope, read_config, spans
-from pe._rope import rope_frequencies
+from pe._config import LayerRope, ModelRope, frequencies_of, read_config, spans
 from pe._rope_base import rope_critical_dimension
 
 __all__ = ["explain", "explanation"]
@@ -61,14 +60,7 @@ def _kind_facts(kind: LayerRope, seq_len: int | None) -> dict[str, Any]:
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = rope_frequencies(
-            kind.head_dim,
-            base=kind.base_beside,
-            scaling=kind.scaling or None,
-            max_position_embeddings=kind.max_position_embeddings,
-            seq_len=seq_len,
-            partial_rotary_factor=kind.partial_rotary_factor,
-        )
+        result = frequencies_of(kind, seq_len)
     where = dict(kind.sources).get("rule", "")
     named = where if where.startswith("config") else "the RoPE dict"
     notes.extend(

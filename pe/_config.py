@@ -34,6 +34,7 @@ from pe._rope import (
     _READ_ELSEWHERE,
     RopeFrequencies,
     _base,
+    _length,
     _number,
     _show,
     layer_parameters,
@@ -507,9 +508,8 @@ def _holders(config: Mapping[str, Any]) -> list[str]:
 
 
 def _positive_int(config: Mapping[str, Any], key: str, where: str) -> int:
+    """Return a size as an int; a float is refused, as transformers' typed fields refuse it."""
     value = config[key]
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
     if not is_integer(value):
         raise TypeError(
             f"{where}[{key!r}] must be a positive integer; got {_show(value)} "
@@ -1362,8 +1362,8 @@ def _assemble(reading: _Reading) -> ModelRope:
         base, base_name = reading.default_base, ""
     original = config.get("original_max_position_embeddings")
     longest = config.get("max_position_embeddings")
-    if longest is not None:
-        longest = _positive_int(config, "max_position_embeddings", where)
+    if longest is not None:  # a length saved as a float (MusicFlamingo's 1200.0) is read
+        longest = _length(longest, reading.key("max_position_embeddings"))
 
     result = []
     for (kind, why, width, width_from), indices in groups.items():

@@ -1019,6 +1019,7 @@ def test_from_config_names_a_head_count_or_width_it_cannot_divide() -> None:
         inner = words.replace(r"config\[", r"config\['text_config'\]\[", 1)
         with pytest.raises(error, match=inner):  # read from text_config, and named there
             MultimodalRotaryEmbedding.from_config({"text_config": {**sizes, "rope_scaling": rope}})
-    # A float with an integer value is read as the integer, as pe.read_config reads it.
+    # A float is refused even when whole, as transformers' typed config fields refuse it.
     config = {"hidden_size": 3584.0, "num_attention_heads": 28, "rope_scaling": rope}
-    assert MultimodalRotaryEmbedding.from_config(config).head_dim == 128  # 3584 / 28
+    with pytest.raises(TypeError, match=r"config\['hidden_size'\] must be a positive integer"):
+        MultimodalRotaryEmbedding.from_config(config)

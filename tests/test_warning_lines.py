@@ -86,3 +86,33 @@ def test_the_warning_names_the_callers_line(case: str) -> None:
     assert {Path(w.filename).name for w in ours} == {Path(__file__).name}, [
         (w.filename, w.lineno) for w in ours
     ]
+
+
+@pytest.mark.parametrize(
+    ("module", "fails"),
+    [
+        ("torch._inductor.codecache", False),  # torch's own deprecations are torch's business
+        ("torch", False),
+        ("triton.runtime.jit", False),
+        ("pe._rope", True),  # pe's own warnings still fail the suite
+        ("test_warning_lines", True),  # and so does one attributed to a caller's line
+        ("torchvision_like_but_not_torch", True),  # the rule names torch, not a prefix
+    ],
+)
+def test_the_suite_fails_on_every_warning_but_torch_and_tritons_own(
+    module: str, fails: bool
+) -> None:
+    """pyproject's filterwarnings, as pytest applies it inside each test: a stock CUDA
+    build of torch imports inductor in torch._dynamo.reset(), and inductor calls APIs
+    that torch marks deprecated; that warning is attributed to a torch module."""
+
+    def warn() -> None:
+        warnings.warn_explicit(
+            "planted", DeprecationWarning, "somewhere.py", 1, module=module, registry={}
+        )
+
+    if fails:
+        with pytest.raises(DeprecationWarning, match="planted"):
+            warn()
+    else:
+        warn()

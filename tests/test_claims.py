@@ -488,3 +488,27 @@ def test_transformers_rotate_half_makes_one_half_size_temporary() -> None:  # pr
     q = torch.randn(2, 3, 8)
     halves = torch.cat((-q[..., 4:], q[..., :4]), dim=-1)  # the negated half, then the join
     torch.testing.assert_close(llama.rotate_half(q), halves)
+
+
+def test_bloom_alibi_adds_slope_times_key_and_softmax_forgets_it() -> None:  # alibi.md
+    import torch
+
+    bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")
+    from pe.nn import ALiBi
+
+    heads, length = 4, 7
+    theirs = bloom.build_alibi_tensor(torch.ones(1, length), heads, torch.float64)
+    theirs = theirs.reshape(heads, 1, length).expand(heads, length, length)
+    slopes = torch.tensor(pe.alibi_slopes(heads), dtype=torch.float64)
+    keys = torch.arange(length, dtype=torch.float64)
+    # +m·j for every query: the key's position, not the distance.
+    torch.testing.assert_close(theirs, slopes[:, None, None] * keys.expand(heads, length, length))
+    scores = torch.randn(heads, length, length, dtype=torch.float64, generator=torch.manual_seed(0))
+    causal = torch.ones(length, length, dtype=torch.bool).tril()
+    ours = ALiBi(num_heads=heads)(length, length).double()
+    assert (ours - theirs).masked_select(causal).abs().max() > 1.0  # the scores differ ...
+    weights = [
+        torch.softmax((scores + bias).masked_fill(~causal, float("-inf")), dim=-1)
+        for bias in (ours, theirs)
+    ]
+    torch.testing.assert_close(weights[0], weights[1])  # ... the weights do not

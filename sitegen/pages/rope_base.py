@@ -98,6 +98,30 @@ def decay_table() -> str:
     return table(headers, rows)
 
 
+def decay_caption() -> str:
+    """Write the decay figure's caption, its numbers read from `decay_table`'s settings.
+
+    The bound does not settle at a floor: after its first fall it rises again.
+    The caption names where the smallest base's bound is lowest among the
+    table's distances and how far it has risen by the last one.
+    """
+    first = settings()[0]
+    bound = pe.rope_decay_bound(list(DECAY_DISTANCES), first.head_dim, first.base)
+    low = int(np.argmin(bound))
+    last = len(DECAY_DISTANCES) - 1
+    if low == last:
+        raise ValueError(f"{first.name}'s bound is lowest at the last distance; reword the caption")
+    return (
+        "(a) RoFormer's bound, divided by its value at distance 0, falls steeply and then "
+        "does not keep falling: it rises and falls again, irregularly, never reaching zero. In "
+        f"the table above {first.name}'s bound falls to {fixed(bound[low], 2)} at "
+        f"r = {DECAY_DISTANCES[low]:,} and is back up to {fixed(bound[last], 2)} at "
+        f"r = {DECAY_DISTANCES[last]:,}; the larger bases hold it up for longer. (b) The mean over "
+        "pairs of the cosine of each pair's angle at distance r crosses zero first for the bases "
+        "of 10,000, and much later for the bases of 500,000 and 1,000,000."
+    )
+
+
 # The score experiment: Llama 2's head size and base, Gaussian queries and keys.
 SCORE_DIM, SCORE_BASE, SCORE_SAMPLES, SCORE_SEED = 128, 10000.0, 4096, 0
 SCORE_DISTANCES = (0, 1, 10, 100, 1000, 10000)

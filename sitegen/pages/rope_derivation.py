@@ -189,18 +189,25 @@ def cost(context: int = 8192) -> str:
     )
     table_bytes = 2 * context * (head_dim // 2) * 4  # cos and sin, float32, d/2 angles each
     rows: list[list[Any]] = [
+        ["hidden size (`config.json`)", c["hidden_size"]],
+        [
+            "query heads, key-value heads (`config.json`)",
+            f"{c['num_attention_heads']}, {c['num_key_value_heads']}",
+        ],
+        ["MLP intermediate size (`config.json`)", c["intermediate_size"]],
         ["head size *d*", head_dim],
         ["rotated numbers per token (query heads + key heads) × *d*", rotated],
         ["RoPE floating-point operations per token", rope_flops],
         ["q, k, v projections, operations per token", qkv_flops],
         ["RoPE as a share of the q, k, v projections", f"{100 * rope_flops / qkv_flops:.3f} %"],
         [
-            "RoPE as a share of the layer's matrix products",
+            "RoPE as a share of the layer's weight matrix products"
+            " (projections and MLP; QKᵀ and AV not counted)",
             f"{100 * rope_flops / layer_flops:.4f} %",
         ],
         ["parameters added", 0],
         [
-            f"cos and sin table for {context} positions, float32 (shared by all layers)",
+            f"cos and sin table for {context:,} positions, float32 (shared by all layers)",
             f"{table_bytes / 2**20:.1f} MiB",
         ],
     ]

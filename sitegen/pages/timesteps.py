@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 import pe
-from sitegen.markdown import table
+from sitegen.markdown import scientific, table
 
 #: The timesteps every comparison on the page runs over: a pipeline's 1000 steps
 #: and a few fractional ones of a flow model (1000 * sigma).
@@ -199,7 +199,7 @@ def shift_frequencies(dim: int = 320) -> str:
             [
                 f"{shift:g}",
                 f"{omega[1]:.6f}",
-                f"{omega[-1]:.4e}",
+                scientific(float(omega[-1]), 4),
                 f"{2 * np.pi / omega[-1]:,.0f}",
             ]
         )

@@ -29,6 +29,14 @@ from pe._deprecation import moved_attribute as _moved_attribute
 from pe._explain import explain, explanation
 from pe._frequencies import angles, frequencies, wavelengths
 from pe._grids import GridLayout, grid_coordinates, grid_sincos
+from pe._identify import (
+    Identification,
+    identify,
+    identify_grid,
+    identify_rope,
+    identify_table,
+    identify_timestep,
+)
 from pe._layout import convert_layout, layout_permutation
 from pe._mrope import (
     InterleavedMrope,
@@ -54,6 +62,7 @@ __all__ = [
     "GridLayout",
     "GridRope",
     "GridRopePreset",
+    "Identification",
     "InterleavedMrope",
     "LayerRope",
     "MAX_POSITION",
@@ -77,6 +86,11 @@ __all__ = [
     "grid_rope_angles",
     "grid_rope_presets",
     "grid_sincos",
+    "identify",
+    "identify_grid",
+    "identify_rope",
+    "identify_table",
+    "identify_timestep",
     "layout_permutation",
     "mrope",
     "mrope_decode_positions",

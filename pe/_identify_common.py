@@ -28,9 +28,10 @@ __all__ = [
     "unit_roundoff",
 ]
 
-#: Most values a probe reads from a table (its first rows): 2**21, 16 MiB as
-#: float64. Each candidate table built to compare with is no larger.
-MAX_PROBE_ELEMENTS = 2**21
+#: Most values a probe reads from a table (its first rows): 2**18, 2 MiB as
+#: float64 (4096 positions of a width of 64, 256 of 1024). Each candidate
+#: table built to compare with is no larger.
+MAX_PROBE_ELEMENTS = 2**18
 
 
 @dataclass(frozen=True)

@@ -297,7 +297,7 @@ def identify_table(table: Any) -> Identification:
         one in front (``(1, n, d)``) or a sequence-first buffer ``(n, 1, d)`` is
         read as ``(n, d)``, and a table with positions along its columns is
         tried transposed. Row ``k`` is read as consecutive positions from an
-        offset the report gives. At most 2**21 values are read.
+        offset the report gives. At most 2**18 values are read.
 
     Returns
     -------
@@ -729,7 +729,7 @@ def _layout_difference(pairs: _Pairs, c: Convention, width: int) -> str:
     sin_for_cos = np.flatnonzero((found == 0) & (expected == 1))
     head = f"layout: {layout} ({_layout_words(layout, width)}) where {c.name} is {c.layout}"
     ranges = column_ranges(cos_for_sin)
-    if cos_for_sin.size and ranges.count(",") < 3:
+    if cos_for_sin.size:
         head += f": columns {ranges} hold cos where {c.name} has sin"
         if sin_for_cos.size:
             head += f", and columns {column_ranges(sin_for_cos)} sin where it has cos"

@@ -55,7 +55,7 @@ __all__ = ["RopeIdentification", "identify_rope"]
 Array = NDArray[np.float64]
 
 #: Widest head probed: the probe holds ``head_dim**2`` values per position.
-MAX_PROBE_HEAD_DIM = 1024
+MAX_PROBE_HEAD_DIM = 512
 #: Most values one probe call may hold (queries and keys counted once each).
 MAX_PROBE_VALUES = 1 << 24
 #: Lengths probed by default (the rules that depend on the length change beyond
@@ -99,7 +99,8 @@ class RopeIdentification:
         implementation gives about 1e-7.
     bugs : tuple of str
         Short names of the bugs found: ``"low_precision"``, ``"offset"``,
-        ``"layout"``, ``"wrong_layers"``, ``"direction"``, ``"q_k_differ"``.
+        ``"layout"``, ``"wrong_layers"``, ``"config_mismatch"``, ``"direction"``,
+        ``"q_k_differ"``.
 
     Examples
     --------
@@ -186,6 +187,9 @@ _LOW_STEP = {"float16": 2.0**-11, "bfloat16": 2.0**-8}
 # --- what kind of object --------------------------------------------------------------------
 
 
+_TORCH_MODULES = ("torch", "transformers", "pe.nn")
+
+
 def _is_torch_object(obj: Any) -> bool:
     """Tell whether `obj` is a torch tensor or module, or a function of a module using torch."""
     torch = sys.modules.get("torch")
@@ -195,10 +199,31 @@ def _is_torch_object(obj: Any) -> bool:
         return True
     target = inspect.unwrap(obj) if callable(obj) else obj
     module = getattr(target, "__module__", "") or ""
-    if module.split(".")[0] in ("torch", "transformers", "pe"):
+    if module.startswith(_TORCH_MODULES):
         return True
-    names = getattr(target, "__globals__", {})
-    return any(value is torch for value in names.values())
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return False
+    # What the function's code (and the functions inside it) reads: torch, or a torch object.
+    names: set[str] = set()
+    pending = [code]
+    while pending:
+        current = pending.pop()
+        names.update(current.co_names)
+        pending.extend(const for const in current.co_consts if inspect.iscode(const))
+    scope = getattr(target, "__globals__", {})
+    values = [scope[name] for name in names if name in scope]
+    for cell in getattr(target, "__closure__", None) or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    return any(
+        value is torch
+        or isinstance(value, (torch.Tensor, torch.nn.Module))
+        or str(getattr(value, "__module__", "") or "").startswith(_TORCH_MODULES)
+        for value in values
+    )
 
 
 def _describe(obj: Any) -> str:
@@ -228,8 +253,10 @@ def _call_shape(obj: Any) -> str:
         and parameter.name != "self"
     ]
     required = [parameter for parameter in positional if parameter.default is parameter.empty]
-    if len(required) == 2 or (len(positional) == 2 and len(required) <= 2):
-        return "cos_sin"
+    if len(positional) >= 3 and positional[1].name.lower().startswith("k"):
+        return "positions"  # f(q, k, positions), even with positions optional
+    if len(positional) >= 2 and len(required) <= 2:
+        return "cos_sin"  # rotary(x, position_ids, ...)
     return "positions"
 
 
@@ -273,7 +300,7 @@ def _check_probe(head_dim: int, count: int) -> None:
         raise ValueError(
             f"probing head_dim={head_dim} at {count} positions would hold "
             f"{2 * head_dim * head_dim * count:,} values (limit {MAX_PROBE_VALUES:,}); pass "
-            "fewer lengths"
+            "shorter lengths (fewer positions are probed per call)"
         )
 
 
@@ -643,15 +670,17 @@ def _plain_candidates(frequencies: Array, dim: int, base_hint: float | None) -> 
         return []
     exponents = 2 * np.arange(pairs) / dim
     slope, intercept = np.polyfit(exponents, np.log(frequencies), 1)
-    base = _nice(float(np.exp(-slope)))
+    fitted = float(np.exp(-slope))
     factor = _nice(float(np.exp(-intercept)), tolerance=1e-4)
-    found = [_Candidate("default", {"rope_type": "default", "rope_theta": base})]
+    bases = list(dict.fromkeys([_nice(fitted, tolerance=1e-5), _nice(fitted), fitted]))
     if base_hint is not None:
-        found.append(_Candidate("default", {"rope_type": "default", "rope_theta": base_hint}))
+        bases.insert(0, base_hint)
+    found = [_Candidate("default", {"rope_type": "default", "rope_theta": b}) for b in bases]
     if factor > 1.0 + 1e-6:
-        found.append(
-            _Candidate("linear", {"rope_type": "linear", "factor": factor, "rope_theta": base})
-        )
+        found += [
+            _Candidate("linear", {"rope_type": "linear", "factor": factor, "rope_theta": b})
+            for b in bases
+        ]
     return found
 
 
@@ -847,64 +876,108 @@ def _optional_length(value: Any, name: str) -> int | None:
     return int(value)
 
 
-def _to_numpy(value: Any, name: str) -> NDArray[Any]:
-    """Return a numpy or torch array as numpy (complex kept), refusing anything else by name."""
-    torch = sys.modules.get("torch") if _is_torch_object(value) else None
-    if torch is not None and isinstance(value, torch.Tensor):
-        value = value.detach().to("cpu")
-        if value.is_complex():
-            return np.asarray(value.to(torch.complex128).numpy())
-        if not (value.is_floating_point() or value.dtype in (torch.int32, torch.int64)):
+def _shape_of(value: Any, name: str) -> tuple[tuple[int, ...], bool]:
+    """Return the shape of a numpy array or torch tensor and whether it is complex."""
+    if _is_array(value):
+        shape = tuple(int(size) for size in value.shape)
+        if isinstance(value, np.ndarray):
+            if value.dtype == np.bool_ or not np.issubdtype(value.dtype, np.number):
+                raise TypeError(f"{name} must hold numbers; got an array of {value.dtype}")
+            return shape, bool(np.iscomplexobj(value))
+        if not (value.is_floating_point() or value.is_complex()):
             raise TypeError(f"{name} must hold real numbers; got a tensor of {value.dtype}")
-        return np.asarray(value.to(torch.float64).numpy())
-    if isinstance(value, np.ndarray):
-        if not (np.issubdtype(value.dtype, np.number) and value.dtype != np.bool_):
-            raise TypeError(f"{name} must hold numbers; got an array of {value.dtype}")
-        return value
+        return shape, bool(value.is_complex())
     raise TypeError(f"{name} must be a numpy array or a torch tensor; got {type(value).__name__}")
 
 
-def _cache_tables(obj: Any) -> tuple[NDArray[np.float64], NDArray[np.float64], str]:
-    """Return cos and sin, each ``(rows, width)``, from a pair or one complex table."""
+def _read_rows(value: Any, rows: NDArray[np.int64], width: int) -> NDArray[Any]:
+    """Read only `rows` of a ``(..., positions, width)`` table, as numpy (complex kept)."""
+    count = int(np.prod(value.shape[:-1]))
+    flat = value.reshape(count, width)
+    if isinstance(value, np.ndarray):
+        return np.asarray(flat[rows])
+    import torch
+
+    picked = flat.detach()[torch.as_tensor(rows)].to("cpu")
+    wide = torch.complex128 if picked.is_complex() else torch.float64
+    return np.asarray(picked.to(wide).numpy())
+
+
+def _first_bad(value: Any, width: int) -> tuple[int, int, int] | None:
+    """Scan a table for non-finite values in blocks of rows: (count, first row, its column)."""
+    count = int(np.prod(value.shape[:-1]))
+    flat = value.reshape(count, width)
+    found: tuple[int, int, int] | None = None
+    total = 0
+    step = max(1, (1 << 20) // max(width, 1))  # at most a million values at a time
+    for start in range(0, count, step):
+        block = flat[start : start + step]
+        if not isinstance(block, np.ndarray):
+            block = block.detach().to("cpu").numpy()
+        bad = ~np.isfinite(block)
+        if bad.any():
+            total += int(bad.sum())
+            if found is None:
+                row, column = (int(i) for i in np.argwhere(bad)[0])
+                found = (0, start + row, column)
+    return None if found is None else (total, found[1], found[2])
+
+
+def _cache_tables(
+    obj: Any,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], str, NDArray[np.int64]]:
+    """Return the probed rows of cos and sin, each ``(rows, width)``, and their positions.
+
+    `obj` is a pair (cos, sin) or one complex table. Only the probed rows are
+    copied; the whole table is scanned for non-finite values a block at a time.
+    """
     if isinstance(obj, (tuple, list)):
         if len(obj) != 2:
             raise ValueError(
                 f"a cache must be a pair (cos, sin); got a {type(obj).__name__} of {len(obj)} items"
             )
-        cos, sin = (_to_numpy(value, name) for value, name in zip(obj, ("cos", "sin"), strict=True))
-        if np.iscomplexobj(cos) or np.iscomplexobj(sin):
+        tables = list(obj)
+        names = ["cos", "sin"]
+        shapes = [_shape_of(value, name) for value, name in zip(tables, names, strict=True)]
+        if shapes[0][1] or shapes[1][1]:
             raise TypeError("cos and sin must be real; pass one complex table alone (freqs_cis)")
-        if cos.shape != sin.shape:
-            raise ValueError(f"cos and sin must have one shape; got {cos.shape} and {sin.shape}")
+        if shapes[0][0] != shapes[1][0]:
+            raise ValueError(
+                f"cos and sin must have one shape; got {shapes[0][0]} and {shapes[1][0]}"
+            )
         kind = "pair"
     else:
-        table = _to_numpy(obj, "the cache")
-        if not np.iscomplexobj(table):
+        tables, names = [obj], ["the cache"]
+        shape_and_kind = _shape_of(obj, "the cache")
+        if not shape_and_kind[1]:
             raise TypeError(
                 "a single table must be complex (cos + i sin, Meta's freqs_cis); pass real "
-                f"caches as a pair (cos, sin); got a real array of shape {table.shape}"
+                f"caches as a pair (cos, sin); got a real array of shape {shape_and_kind[0]}"
             )
-        cos, sin, kind = table.real, table.imag, "complex"
-    shape = cos.shape
-    if cos.ndim < 2 or any(size != 1 for size in shape[:-2]):
+        shapes = [shape_and_kind]
+        kind = "complex"
+    shape = shapes[0][0]
+    if len(shape) < 2 or any(size != 1 for size in shape[:-2]):
         raise ValueError(
             "a cos/sin cache must have shape (positions, width), with any leading dimensions of "
             f"size 1; got shape {shape}"
         )
-    cos = np.asarray(cos, dtype=np.float64).reshape(shape[-2], shape[-1])
-    sin = np.asarray(sin, dtype=np.float64).reshape(shape[-2], shape[-1])
     if shape[-2] < 2 or shape[-1] < 1:
         raise ValueError(
             f"a cos/sin cache needs at least 2 positions and 1 column; got shape {shape}"
         )
-    bad = ~(np.isfinite(cos) & np.isfinite(sin))
-    if bad.any():
-        row, column = (int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"the cache holds non-finite values ({int(bad.sum())} of them; first at position "
-            f"{row}, column {column}): an angle overflowed or the table is damaged"
-        )
-    return cos, sin, kind
+    for table, name in zip(tables, names, strict=True):
+        bad = _first_bad(table, shape[-1])
+        if bad is not None:
+            raise ValueError(
+                f"{name} holds non-finite values ({bad[0]} of them; first at position {bad[1]}, "
+                f"column {bad[2]}): an angle overflowed or the table is damaged"
+            )
+    positions = _positions_for(shape[-2])
+    read = [_read_rows(table, positions, shape[-1]) for table in tables]
+    if kind == "complex":
+        return read[0].real.astype(np.float64), read[0].imag.astype(np.float64), kind, positions
+    return read[0].astype(np.float64), read[1].astype(np.float64), kind, positions
 
 
 # --- the report ----------------------------------------------------------------------------
@@ -986,8 +1059,8 @@ def identify_rope(
         * ``apply(q, k, cos, sin)`` (parameters named ``cos`` and ``sin``:
           transformers' ``apply_rotary_pos_emb`` of any model), given the
           cos/sin of `rotary` when passed, else a reference cache laid out as
-          transformers lays it out (``cat(freqs, freqs)``), so that only the
-          pairs it turns are identified;
+          transformers lays it out (``cat(freqs, freqs)``, base 10000, at one
+          length), so that only the pairs it turns are identified;
         * ``rotary(x, position_ids) -> (cos, sin)`` (two required
           parameters: a transformers rotary module such as
           ``LlamaRotaryEmbedding(config)``), whose tables are read as a cache;
@@ -1083,10 +1156,9 @@ def identify_rope(
     expected = _expected_layer(expected_config, layer, layer_type)
 
     if isinstance(obj, (tuple, list)) or (not callable(obj) and _is_array(obj)):
-        cos, sin, kind = _cache_tables(obj)
+        cos, sin, kind, positions = _cache_tables(obj)
         findings = _Findings(_CALLS["cache"] if kind == "pair" else "a complex cos + i sin table")
-        positions = _positions_for(cos.shape[0])
-        measure, form = _measure_cache(cos[positions], sin[positions], positions, cos.shape[0])
+        measure, form = _measure_cache(cos, sin, positions, int(positions[-1]) + 1)
         if kind == "complex":
             form = "complex"
         return _analyse_cache(
@@ -1414,6 +1486,11 @@ def _layout_line(
         findings.lines.append(f"Pairs: concatenated (i, i + {rotary_dim // 2}), over {share}.")
     else:
         findings.lines.append(f"Pairs: {rotary_dim // 2}, over {share}; layout not in the cache.")
+        if expected_layout is not None:
+            findings.lines.append(
+                f"expected_layout={expected_layout!r} not checked: a cache of one column per "
+                "pair does not say which dimensions its apply function pairs."
+            )
     if expected_layout is not None and layout is not None and layout != expected_layout:
         findings.bug(
             "layout",
@@ -1504,8 +1581,8 @@ def _best_fixed(
     candidates = _plain_candidates(theta, rotary_dim, base_hint)
     candidates += _llama3_candidates(theta, rotary_dim, original)
     candidates += _yarn_candidates(theta, rotary_dim, attention, original)
-    best: tuple[int, float, _Candidate] | None = None
-    for candidate in candidates:
+    best: tuple[int, int, float, _Candidate] | None = None
+    for order, candidate in enumerate(candidates):
         if rounding is not None:
             candidate.scaling = {
                 key: _nice(value, tolerance=4e-3) if isinstance(value, float) else value
@@ -1521,9 +1598,9 @@ def _best_fixed(
         if abs(factor - attention) > 2e-5 * factor + (0 if rounding is None else 4e-3):
             continue
         rank = _ORDER.index(candidate.rule)
-        if error <= 1 and (best is None or (rank, error) < best[:2]):
-            best = (rank, error, candidate)
-    return None if best is None else (best[2], best[1])
+        if error <= 1 and (best is None or (rank, order) < best[:2]):
+            best = (rank, order, error, candidate)  # the simplest rule, the roundest values
+    return None if best is None else (best[3], best[2])
 
 
 def _analyse(
@@ -1609,9 +1686,15 @@ def _analyse(
             item.frequencies = -item.frequencies
             item.start = -item.start
     offset = 0
-    fast = int(np.argmax(np.abs(fit.frequencies)))
-    if abs(fit.start[fast]) > 1e-5:
-        steps = fit.start[fast] / fit.frequencies[fast]
+    # The slowest pair that still turns measurably: its start angle is not wrapped for any
+    # plausible offset, and its frequency is known to a small share.
+    measurable = np.flatnonzero(np.abs(fit.frequencies) > 1e-4)
+    if measurable.size:
+        slow = int(measurable[np.argmin(np.abs(fit.frequencies[measurable]))])
+    else:
+        slow = int(np.argmax(np.abs(fit.frequencies)))
+    if np.abs(fit.start).max() > 1e-5:
+        steps = fit.start[slow] / fit.frequencies[slow]
         offset = round(float(steps))
         predicted = _wrap(offset * fit.frequencies)
         if offset == 0 or np.abs(_wrap(fit.start - predicted)).max() > 1e-4:

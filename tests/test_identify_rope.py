@@ -420,3 +420,26 @@ def test_identification_is_frozen() -> None:
         found.name = "default"  # type: ignore[misc]
     assert str(found) == "x"
     assert found.as_dict()["bugs"] == []
+
+
+def test_a_numpy_function_of_interleaved_pairs_with_positions_shifted_by_three() -> None:
+    """RoFormer's form in numpy (pairs 2i, 2i + 1), turning position p as p + 3."""
+    theta = 500.0 ** (-np.arange(0, 12, 2) / 12)
+
+    def roformer(q: Any, k: Any, positions: Any = None) -> tuple[Any, Any]:
+        angles = (positions[:, None] + 3) * theta  # (seq, pairs)
+        cos, sin = np.repeat(np.cos(angles), 2, -1), np.repeat(np.sin(angles), 2, -1)
+
+        def turn(x: Any) -> Any:
+            swapped = np.stack([-x[..., 1::2], x[..., 0::2]], axis=-1).reshape(x.shape)
+            return x * cos + swapped * sin
+
+        return turn(q), turn(k)
+
+    found = identify_rope(roformer, head_dim=12, lengths=(4096,))
+    assert found.name == "default"
+    assert found.parameters["layout"] == "interleaved"
+    assert found.parameters["offset"] == 3
+    assert found.bugs == ("offset",)
+    assert found.config is not None
+    assert close(found.config["rope_parameters"]["rope_theta"], 500.0)

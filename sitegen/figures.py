@@ -14,6 +14,14 @@ reads, the ``benchmarks`` modules it imports, the shared style module, every
 ``pe`` source file and the versions of
 Python, numpy and matplotlib: an unchanged script is never run twice, and
 editing one script re-runs only that script.
+
+Under ``make serve`` (`tools.serve`), a page need not wait for its figures:
+with `later` set, a page whose figure is still being drawn shows a
+placeholder that says so (`figure`), the build ends without waiting
+(`finish_in_background`), and once every figure is drawn `later` asks the
+server for a full rebuild, which shows the drawn figures (the browser
+reloads). A page never shows an outdated drawing: the cache is keyed by
+content, so a figure is either the current one or the placeholder.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,6 +250,10 @@ def draw(name: str) -> dict[str, Path]:
 
 #: The drawing started by `start`: each stale script's run, by figure name.
 _started: dict[str, Future[None]] = {}
+#: Set by `tools.serve`: what to call once the figures a build left drawing are drawn.
+later: Callable[[], None] | None = None
+#: The figures some page of this build showed as a placeholder (`later` set).
+_placeholders: set[str] = set()
 _report: Report | None = None
 _shared: str | None = None  # `shared_key` as `start` found it
 _runner: fork_runner.Runner | None = None  # the scripts' waiting process, from `start` to `finish`
@@ -260,6 +273,7 @@ def start(jobs: int | None = None) -> Report:
     """
     global _report, _shared, _runner
     _started.clear()
+    _placeholders.clear()
     report = Report()
     shared = _shared = shared_key()
     pending: list[tuple[Path, Path]] = []
@@ -280,7 +294,7 @@ def start(jobs: int | None = None) -> Report:
     if pending:
         if _runner is None and fork_runner.supported():
             try:
-                _runner = fork_runner.Runner.for_figures(ROOT, SCRIPTS, script_environment())
+                _runner = _start_runner()
             except OSError:
                 _runner = None  # each script runs as a process of its own
         workers = jobs or min(len(pending), os.cpu_count() or 1)
@@ -290,6 +304,56 @@ def start(jobs: int | None = None) -> Report:
         pool.shutdown(wait=False)
     _report = report
     return report
+
+
+def _start_runner() -> fork_runner.Runner:
+    """Start the scripts' waiting process; with `later`, at a lower priority (``nice``).
+
+    While pages are served before their figures, the pages' own build comes
+    first: the scripts, forked from a process niced by 10, take the cores it
+    leaves.
+    """
+    if later is None:
+        return fork_runner.Runner.for_figures(ROOT, SCRIPTS, script_environment())
+    command = [sys.executable, "-m", "sitegen.fork_runner", "--path", str(SCRIPTS)]
+    niced = ["nice", "-n", "10", *command, *fork_runner.PRELOAD]
+    return fork_runner.Runner(niced, ROOT, script_environment())
+
+
+def drawing(name: str) -> bool:
+    """Tell whether figure `name` is being drawn in the background (by `start`), not drawn yet."""
+    started = _started.get(name)
+    return started is not None and not started.done()
+
+
+def wait_drawn() -> None:
+    """Wait until every figure `start` began has been drawn (or has failed)."""
+    for future in list(_started.values()):
+        future.exception()
+
+
+def finish_in_background() -> bool:
+    """With `later` set and a page showing a placeholder, finish in a thread; else do nothing.
+
+    Returns whether it did: the thread waits for the figures (`finish`), then
+    calls `later` (the server then rebuilds every page, with the figures). A
+    figure script that fails is reported in the log and no rebuild is asked
+    for (the next edit asks again).
+    """
+    callback = later
+    if callback is None or not _placeholders:
+        return False
+
+    def wait() -> None:
+        try:
+            finish()
+        except FigureError as error:
+            sys.stderr.write(f"ERROR   -  {error}\n")
+            return
+        callback()
+
+    threading.Thread(target=wait, name="figures-finish", daemon=True).start()
+    return True
 
 
 def finish() -> Report:
@@ -343,8 +407,11 @@ def figure(name: str, caption: str, *, first_screen: bool = False) -> str:
     at once and first (``fetchpriority=high``), so that the page's largest
     element does not wait for the layout to ask for it.
     """
-    images_by_variant = draw(name)
     script = _script(name)
+    if later is not None and drawing(name):
+        _placeholders.add(name)
+        return placeholder(name, caption)
+    images_by_variant = draw(name)
     directory = next(iter(images_by_variant.values())).parent
     alt = (directory / f"{name}-alt.txt").read_text(encoding="utf-8").strip()
     alt = alt.replace("[", "(").replace("]", ")")
@@ -367,6 +434,29 @@ def figure(name: str, caption: str, *, first_screen: bool = False) -> str:
     credit = f'<small class="pe-figure-source">{source} while the site was built.</small>'
     caption_line = f"  <figcaption>{caption} {credit}</figcaption>"
     lines = ['<figure markdown="span">', *images, caption_line, "</figure>"]
+    return "\n".join(lines) + "\n"
+
+
+#: The class of the placeholder shown for a figure still being drawn (`later` set).
+PLACEHOLDER = "pe-figure-drawing"
+
+
+def placeholder(name: str, caption: str) -> str:
+    """Markdown for figure `name` while it is drawn (under ``make serve``): its caption, a note.
+
+    >>> lines = placeholder("rotation", "A pair turns.").splitlines()
+    >>> lines[0], lines[-2:]
+    ('<figure markdown="span" class="pe-figure-drawing">', \
+['  <figcaption>A pair turns.</figcaption>', '</figure>'])
+    >>> "scripts/fig_rotation.py" in lines[1] and "reloads by itself" in lines[1]
+    True
+    """
+    note = (
+        f"<p><strong>Drawing this figure</strong> (<code>scripts/fig_{name}.py</code>): "
+        "this page reloads by itself once it is drawn.</p>"
+    )
+    lines = [f'<figure markdown="span" class="{PLACEHOLDER}">', f"  {note}"]
+    lines += [f"  <figcaption>{caption}</figcaption>", "</figure>"]
     return "\n".join(lines) + "\n"
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -105,6 +107,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         len(report.cached),
     )
     for name, path in sorted(report.outputs.items()):
+        if figures.later is not None and not path.is_file():
+            continue  # make serve: drawn after the pages (the page copies it, or the next build)
         files.append(File.generated(config, f"figures/{name}", abs_src_path=str(path)))
     # The wheel the Install page links (relative to itself when no site_url names a
     # host); `sitegen.site_markdown` copies it into the site, listed here for the
@@ -121,6 +125,8 @@ def on_env(env: Any, config: MkDocsConfig, files: Files) -> Any:
     the bytecode cache of `sitegen.template_cache`.
     """
     template_cache.use_bytecode_cache(env)
+    if figures.finish_in_background():  # make serve: pages first, figures in a rebuild
+        return env
     try:
         figures.finish()
     except figures.FigureError as error:
@@ -139,3 +145,75 @@ def on_pre_page(page: Page, config: MkDocsConfig, files: Files) -> Page:
     if not config.site_url and page.abs_url is None:
         page.abs_url = "/" + page.url
     return page
+
+
+#: KaTeX's fonts besides its two text fonts (which `sitegen.typeset` preloads in every
+#: page with math), each with the classes KaTeX's stylesheet draws in it
+#: (docs/assets/katex/katex.css: ``.delimsizing.size1``, ``.op-symbol.small-op``, ...).
+KATEX_FONTS = {
+    "KaTeX_Size1-Regular.woff2": re.compile(
+        r'class="[^"]*\b(?:delimsizing size1|small-op|delim-size1)\b'
+    ),
+    "KaTeX_Size2-Regular.woff2": re.compile(r'class="[^"]*\b(?:delimsizing size2|large-op)\b'),
+    "KaTeX_Size3-Regular.woff2": re.compile(r'class="[^"]*\bdelimsizing size3\b'),
+    "KaTeX_Size4-Regular.woff2": re.compile(r'class="[^"]*\b(?:delimsizing size4|delim-size4)\b'),
+    "KaTeX_AMS-Regular.woff2": re.compile(r'class="[^"]*\b(?:mathbb|amsrm|textbb)\b'),
+    "KaTeX_Typewriter-Regular.woff2": re.compile(r'class="[^"]*\b(?:mathtt|texttt)\b'),
+    "KaTeX_Main-Bold.woff2": re.compile(r'class="[^"]*\b(?:mathbf|textbf)\b'),
+}
+_KATEX_PRELOAD = re.compile(r'<link rel="preload" href="[^"]*assets/katex/fonts/[^"]*"[^>]*>')
+
+
+def font_preloads(output: str, page_url: str) -> str:
+    """Add a preload of each of `KATEX_FONTS` that the page's math draws, after the others.
+
+    Without it the browser finds such a font only once the page is laid out, and
+    draws the formula meanwhile without it: on a throttled phone the definition
+    on The formula showed its sums without their large parentheses for up to
+    half a second. Decided per page, from the HTML KaTeX wrote at build time;
+    a page with no math has no KaTeX preload and is left as it is.
+
+    >>> page = '<link rel="preload" href="../assets/katex/fonts/KaTeX_Main-Regular.woff2">'
+    >>> page += '<span class="delimsizing size1">(</span>'
+    >>> font_preloads(page, "formula/").count("KaTeX_Size1-Regular.woff2")
+    1
+    """
+    found = list(_KATEX_PRELOAD.finditer(output))
+    if not found:
+        return output
+    links = "".join(
+        f'<link rel="preload" href="{get_relative_url(f"assets/katex/fonts/{font}", page_url)}" '
+        'as="font" type="font/woff2" crossorigin>'
+        for font, drawn in KATEX_FONTS.items()
+        if font not in output and drawn.search(output)
+    )
+    end = found[-1].end()
+    return output[:end] + links + output[end:]
+
+
+#: The hint above a box that scrolls sideways (docs/assets/javascripts/scroll-regions.js).
+SCROLL_HINT = "Scroll sideways to see all of it →"
+#: A box that may scroll sideways: a table the theme wraps (one without a class), a
+#: display formula; the hint goes just before it.
+_MAY_SCROLL = re.compile(r'<table(?![^>]*\sclass=)(?=[\s>])|<div class="arithmatex">')
+
+
+def scroll_hints(output: str) -> str:
+    """Write a hidden hint before each box that may scroll sideways, for the script to show.
+
+    scroll-regions.js shows the hint of a box whose content is wider than the box;
+    inserting one at run time made the browser restyle and lay out the rest of a
+    long page (up to 0.8 s on a 4x-throttled phone), where showing one already
+    there restyles only it. Written after the search index has read the page.
+
+    >>> scroll_hints('<p>x</p><table><tr><td>1</td></tr></table><table class="k">')
+    '<p>x</p><p class="pe-scroll-hint" aria-hidden="true" hidden>Scroll sideways to see \
+all of it →</p><table><tr><td>1</td></tr></table><table class="k">'
+    """
+    hint = f'<p class="pe-scroll-hint" aria-hidden="true" hidden>{SCROLL_HINT}</p>'
+    return _MAY_SCROLL.sub(lambda match: hint + match[0], output)
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    """Preload the fonts the page's math draws (`font_preloads`); write its scroll hints."""
+    return scroll_hints(font_preloads(output, page.url))

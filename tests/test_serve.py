@@ -5,6 +5,7 @@ from __future__ import annotations
 import html as html_module
 import logging
 import re
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -295,3 +296,80 @@ def test_a_fresh_clone_serves_every_page_without_a_traceback(serve_site: Path) -
     for name in ("properties", "rotation", "formula"):
         page = (serve_site / name / "index.html").read_text(encoding="utf-8")
         assert "Not computed here" not in page, name
+
+
+def test_a_figure_still_drawing_shows_a_placeholder_then_the_rebuild_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under make serve (`figures.later` set) a page does not wait for a figure being
+    drawn: it shows a placeholder naming the script; once the drawing ends, the
+    build's waiting thread asks the server for a rebuild, and only then."""
+    from concurrent.futures import Future
+
+    from sitegen import figures
+
+    asked: list[str] = []
+    drawing: Future[None] = Future()
+    monkeypatch.setattr(figures, "later", lambda: asked.append("rebuild"))
+    monkeypatch.setattr(figures, "_started", {"rotation": drawing})
+    monkeypatch.setattr(figures, "_placeholders", set())
+    monkeypatch.setattr(figures, "finish", lambda: figures.wait_drawn())
+    shown = figures.figure("rotation", "A pair turns.")
+    assert figures.PLACEHOLDER in shown
+    assert "scripts/fig_rotation.py" in shown
+    assert "A pair turns." in shown
+    assert "/figures/" not in shown  # no image address that would wait for the drawing
+    assert figures.finish_in_background() is True
+    time.sleep(0.05)
+    assert asked == []  # still drawing
+    drawing.set_result(None)
+    deadline = time.monotonic() + 5
+    while not asked and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert asked == ["rebuild"]
+
+
+def test_without_a_placeholder_shown_the_build_waits_for_its_figures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sitegen import figures
+
+    monkeypatch.setattr(figures, "_placeholders", set())
+    monkeypatch.setattr(figures, "later", lambda: None)
+    assert figures.finish_in_background() is False  # hooks.on_env then calls finish()
+    monkeypatch.setattr(figures, "later", None)
+    monkeypatch.setattr(figures, "_placeholders", {"rotation"})
+    assert figures.finish_in_background() is False  # make build: never deferred
+
+
+def test_after_the_figures_are_drawn_every_page_is_rebuilt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rebuild the drawing asks for is a full one: a dirty build would keep the
+    placeholders of the pages it does not re-render."""
+    monkeypatch.setattr(serve, "newest_code_change", lambda: 1.0)
+    calls: list[bool] = []
+    monkeypatch.setattr(serve, "build", lambda config, serve_url, dirty: calls.append(dirty))
+    builder = serve.Builder()
+    config = SimpleNamespace(
+        plugins={"autorefs": SimpleNamespace(**{key: {} for key in serve.AUTOREFS_MAPS})}
+    )
+    builder(config, serve_url=None, dirty=True)
+    builder.drawn()
+    builder(config, serve_url=None, dirty=True)
+    builder(config, serve_url=None, dirty=True)
+    assert calls == [True, False, True]
+
+
+def test_pages_come_before_figures_only_where_no_block_output_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A kept block output (the full environment) would outlive its placeholder."""
+    monkeypatch.setenv("PE_SERVE", "1")
+    monkeypatch.setattr(exec_format, "missing_optional", lambda: ["torch"])
+    assert serve.figures_later() is True
+    monkeypatch.setattr(exec_format, "missing_optional", list)
+    assert serve.figures_later() is False
+    monkeypatch.delenv("PE_SERVE")
+    monkeypatch.setattr(exec_format, "missing_optional", lambda: ["torch"])
+    assert serve.figures_later() is False

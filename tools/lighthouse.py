@@ -139,6 +139,20 @@ def median_run(reports: list[dict[str, Any]]) -> dict[str, Any]:
     return ordered[(len(ordered) - 1) // 2]
 
 
+def spread(scores: list[int]) -> int:
+    """Return how far apart a page's performance runs are (highest less lowest).
+
+    The median run is recorded; the spread says how much one run of that page moves
+    on this machine under its load (recorded beside it).
+
+    Examples
+    --------
+    >>> spread([97, 99, 92])
+    7
+    """
+    return max(scores) - min(scores)
+
+
 def run_page(script: Path, chrome: str, url: str) -> dict[str, Any]:
     """Run Lighthouse once on `url`; return its report (the LHR) as a dict."""
     completed = subprocess.run(
@@ -241,6 +255,7 @@ def main(argv: list[str]) -> int:
             version = report["lighthouseVersion"]
             pages[path] = summary(report)
             pages[path]["performance_runs"] = [performance(run) for run in runs]
+            pages[path]["spread"] = spread(pages[path]["performance_runs"])
             pages[path]["misses"] = misses(pages[path]["scores"])
             REPORTS.mkdir(parents=True, exist_ok=True)
             slug = path.strip("/").replace("/", "-") or "index"
@@ -289,6 +304,7 @@ def main(argv: list[str]) -> int:
             "seconds": round(seconds, 1),
             "runs_per_page": RUNS,
             "scores_from": "the run of median performance of each page's runs",
+            "spread": "each page's highest performance run less its lowest",
             "targets": TARGETS,
             "pages": pages,
             "lowest": lowest,

@@ -18,6 +18,17 @@ up-front drawing (the MkDocs hook in ``sitegen/hooks.py`` would otherwise
 stop the build); the blocks that show those figures then show a note instead
 (`sitegen.exec_format`).
 
+Pages are served before their figures are drawn (a newcomer's first
+``make serve`` draws every figure, most of the first build's time): where no
+block output is cached (``make serve``'s environment, without torch), a build
+that finds figures to draw renders each page with a placeholder in place of a
+figure not drawn yet, serves the pages, and draws the figures in the
+background at a lower priority (`sitegen.figures.later`); once all are drawn
+the server rebuilds every page and the browser reloads with the figures. In
+an environment with everything installed, block outputs are cached by their
+inputs (`sitegen.exec_format`), which a placeholder would outlive: there the
+build waits for the figures, as ``make build`` does.
+
 Usage: ``python -m tools.serve [mkdocs serve options]``.
 """
 
@@ -31,6 +42,7 @@ from typing import Any
 import mkdocs.commands.serve
 from mkdocs.__main__ import cli
 from mkdocs.commands.build import build
+from mkdocs.livereload import LiveReloadServer
 from mkdocs_autorefs import AutorefsConfig, AutorefsPlugin
 
 from sitegen import exec_format
@@ -73,19 +85,59 @@ def skip_unrunnable_figures() -> None:
     figures.figure_scripts = runnable  # type: ignore[attr-defined]
 
 
+class Server(LiveReloadServer):
+    """MkDocs' live-reload server, which can be asked for a rebuild without a file edit."""
+
+    #: The server `main` started (MkDocs makes it inside ``mkdocs serve``).
+    running: Server | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        Server.running = self
+
+    def rebuild_soon(self) -> None:
+        """Ask for a rebuild, as a watched file's change does (MkDocs 1.6's build loop)."""
+        with self._rebuild_cond:
+            self._want_rebuild = True
+            self._rebuild_cond.notify_all()
+
+
+def figures_later() -> bool:
+    """Whether pages may be served before their figures: no block output is cached here."""
+    return exec_format.serving() and bool(exec_format.missing_optional())
+
+
 class Builder:
     """``build`` for the server: dirty unless the code changed since the last build."""
 
     def __init__(self) -> None:
         self.seen = newest_code_change()
         self.known: dict[str, dict[str, Any]] = {}
+        self.drawing: Any = None  # the figures module of a build whose figures are drawing
+        self.figures_drawn = False
+
+    def drawn(self) -> None:
+        """Rebuild every page: the figures a build left drawing are drawn (`sitegen.figures`)."""
+        self.figures_drawn = True
+        if Server.running is not None:
+            Server.running.rebuild_soon()
 
     def __call__(self, config: Any, *, serve_url: str | None = None, dirty: bool = False) -> None:
         """Build once, dirty only if no code file changed since the previous build."""
+        if self.drawing is not None:
+            # An edit while the figures are drawn: this build reloaded the modules, so it
+            # waits for the drawing the previous one started rather than starting it again.
+            self.drawing.wait_drawn()
+            self.drawing = None
         newest = newest_code_change()
-        full = newest > self.seen
+        full = newest > self.seen or self.figures_drawn
         self.seen = newest
+        self.figures_drawn = False
         skip_unrunnable_figures()
+        figures = sys.modules.get("sitegen.figures")
+        if figures is not None and figures_later():
+            figures.later = self.drawn  # type: ignore[attr-defined]
+            self.drawing = figures
         autorefs = config.plugins.get("autorefs")
         if autorefs is None:  # the subdued instance mkdocstrings adds, made here to be filled
             autorefs = AutorefsPlugin()
@@ -132,6 +184,7 @@ def main(argv: list[str]) -> None:
     """Run ``mkdocs serve --dirty`` with `argv`, rebuilding in full after a code edit."""
     logging.getLogger("mkdocs.commands.build").addFilter(DirtyNotice())
     mkdocs.commands.serve.build = Builder()  # type: ignore[attr-defined]
+    mkdocs.commands.serve.LiveReloadServer = Server  # type: ignore[attr-defined]
     cli(["serve", "--dirty", *argv])
 
 

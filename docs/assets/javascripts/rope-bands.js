@@ -86,64 +86,9 @@
   }
 
   // ------------------------------------------------------------------ the panel
-  // Wide screens: a table with a bar per pair. Narrow panels (phones): the same
-  // table, each row on two lines: the four numbers, then the bar across the
-  // whole row, so that no column hides off-screen. The explanation sits above
-  // the table as a paragraph, never clipped with the table.
-  const STYLE = `
-.pe-rope-panel { margin: 1em 0; container: pe-rope / inline-size; }
-.pe-rope-controls { display: flex; flex-wrap: wrap; gap: 0.5em 1.2em; align-items: center; }
-.pe-rope-field { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3em 0.5em; max-width: 100%; min-width: 0; }
-.pe-rope-controls select, .pe-rope-controls input {
-  font: inherit; color: var(--md-default-fg-color); background: var(--md-default-bg-color);
-  border: 1px solid var(--md-default-fg-color--light); border-radius: 0.2em; padding: 0.2em 0.4em;
-}
-.pe-rope-controls input { width: 6em; }
-.pe-rope-controls input[aria-invalid="true"] { border: 2px solid var(--pe-rope-error); }
-.pe-rope-controls select { max-width: 100%; min-width: 0; min-height: 44px; }
-@media (pointer: coarse), (max-width: 600px) { .pe-rope-controls input { min-height: 44px; } }
-.pe-rope-controls select:focus-visible, .pe-rope-controls input:focus-visible {
-  outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px;
-}
-.pe-rope-panel { --pe-rope-error: #b00020; }
-[data-md-color-scheme="slate"] .pe-rope-panel { --pe-rope-error: #ff8a80; }
-.md-typeset .pe-rope-message { flex-basis: 100%; margin: 0; font-weight: 700; color: var(--pe-rope-error); }
-.md-typeset .pe-rope-message::before { content: "⚠ "; }
-.pe-rope-scroll { overflow-x: auto; position: relative; }
-.pe-rope-scroll:focus-visible { outline: 3px solid var(--md-accent-fg-color); outline-offset: 2px; }
-.pe-rope-table td, .pe-rope-table th { text-align: right; font-variant-numeric: tabular-nums; padding: 0.2em 0.7em; }
-.md-typeset .pe-rope-table th[role=columnheader] { cursor: auto; }
-.md-typeset .pe-rope-table th[role=columnheader]::after { content: none; display: none; }
-.pe-rope-table caption { caption-side: top; text-align: left; color: var(--md-default-fg-color); }
-.pe-rope-bar { position: relative; width: 12em; height: 0.9em; border: 1px solid var(--md-default-fg-color--light); }
-.pe-rope-fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--md-primary-fg-color); }
-.pe-rope-mark { position: absolute; top: -0.2em; bottom: -0.2em; width: 2px; margin-left: -1px; background: var(--md-default-fg-color); }
-.pe-visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-@container pe-rope (max-width: 34em) {
-  .pe-rope-table, .pe-rope-table thead, .pe-rope-table tbody { display: block; width: 100%; }
-  .pe-rope-table { font-size: 0.85em; }
-  .pe-rope-table caption { display: block; }
-  .pe-rope-table tr {
-    display: grid; grid-template-columns: 2.6em minmax(0, 9fr) minmax(0, 13fr) minmax(0, 7.5fr);
-    align-items: end; border-bottom: 1px solid var(--md-default-fg-color--lightest);
-  }
-  .pe-rope-table td, .pe-rope-table th { padding: 0.2em 0.25em; border: 0; min-width: 0; }
-  .pe-rope-table td { white-space: nowrap; }
-  .pe-rope-table thead th { font-size: 0.92em; overflow-wrap: normal; hyphens: auto; }
-  .pe-rope-table tr > :nth-child(5) { grid-column: 1 / -1; text-align: left; padding-top: 0; }
-  .pe-rope-table tbody tr > :nth-child(5) { padding: 0 0.25em 0.4em 2.85em; }
-  .pe-rope-bar { width: 100%; box-sizing: border-box; }
-}
-`;
-
-  function addStyle() {
-    if (document.getElementById("pe-rope-style")) return;
-    document.head.append(el("style", { id: "pe-rope-style", text: STYLE }));
-  }
-
+  // Its styles: docs/assets/stylesheets/rope-bands.css, linked by the page.
   function mount(root) {
     if (root.dataset.ropeMounted) return;
-    addStyle();
     const uid = "rope-bands-" + Math.random().toString(36).slice(2, 8);
     const ruleSelect = el("select", { id: uid + "-rule", "data-control": "rule" });
     for (const [value, label] of Object.entries(RULES)) {

@@ -10,6 +10,15 @@
 // on the spot (a forced reflow: a quarter of a second on a long page on a
 // throttled phone). A box to measure again is observed afresh, and the
 // observer reports it after the next layout.
+//
+// The hint above a box is written by the build, hidden, before every table
+// and display formula (sitegen/hooks.py, `scroll_hints`): here it is only shown
+// or hidden. Inserting an element into a long page made the browser restyle
+// and lay out everything after it (0.3 to 0.8 s on a 4x-throttled phone on
+// RoPE at long context, for one hint); showing one that is there restyles
+// only it. A box the build did not see (a widget's table) gets a new hint.
+// Only a change that adds a box starts a new scan: the theme adds buttons
+// and tooltips all over the page as it starts.
 (function () {
   "use strict";
   var BOXES = [
@@ -20,13 +29,19 @@
   ].join(", ");
   var HINT = "Scroll sideways to see all of it →";
 
+  // Each region's name is its own on the page (axe's landmark-unique): the
+  // box's number among the page's formulas, or among its tables.
   function label(box) {
-    if (box.matches(".arithmatex")) {
-      return "Formula, scrolls sideways";
+    var formula = box.matches(".arithmatex");
+    var kin = document.querySelectorAll(formula ? "div.arithmatex" : "table");
+    var table = formula ? box : box.matches("table") ? box : box.querySelector("table");
+    var number = Array.prototype.indexOf.call(kin, table) + 1;
+    if (formula) {
+      return "Formula " + number + ", scrolls sideways";
     }
     var head = box.querySelector("th");
     var first = head ? head.textContent.trim().slice(0, 40) : "";
-    return "Table" + (first ? " (" + first + ", …)" : "") + ", scrolls sideways";
+    return "Table " + number + (first ? " (" + first + ", …)" : "") + ", scrolls sideways";
   }
 
   // Any overflow makes the box a region that scrolls, focusable from the
@@ -54,30 +69,33 @@
       unmark(box);
       return;
     }
-    var hint = hints.get(box);
-    if (over > 1 && !hint && !box.matches("span")) {
+    var hint = hintOf(box);
+    var shown = over > 1 && !box.matches("span");
+    if (shown && !hint) {
       hint = document.createElement("p");
       hint.className = "pe-scroll-hint";
       hint.setAttribute("aria-hidden", "true");
       hint.textContent = HINT;
       box.parentNode.insertBefore(hint, box);
-      hints.set(box, hint);
-    } else if (over <= 1 && hint) {
-      hint.remove();
-      hints.delete(box);
+    } else if (hint && hint.hidden === shown) {
+      hint.hidden = !shown;
     }
   }
 
-  var hints = new WeakMap();
+  // The box's hint: the element just before it (the theme's wrapper of a
+  // table takes the table's place, after the hint the build wrote).
+  function hintOf(box) {
+    var before = box.previousElementSibling;
+    return before && before.classList.contains("pe-scroll-hint") ? before : null;
+  }
 
   function unmark(box) {
     ["data-pe-scrolls", "tabindex", "role", "aria-label"].forEach(function (name) {
       box.removeAttribute(name);
     });
-    var hint = hints.get(box);
+    var hint = hintOf(box);
     if (hint) {
-      hint.remove();
-      hints.delete(box);
+      hint.hidden = true;
     }
   }
 
@@ -108,13 +126,12 @@
     });
   }
 
-  // A change of the page's boxes, not of the hints this script adds.
-  function ours(record) {
-    var nodes = Array.prototype.slice.call(record.addedNodes).concat(
-      Array.prototype.slice.call(record.removedNodes)
-    );
-    return nodes.every(function (node) {
-      return node.nodeType === 1 && node.classList.contains("pe-scroll-hint");
+  // A change that adds a box (a new page's content, the theme's wrapper of a
+  // table, a widget's table); a removed box is no longer laid out, and its
+  // observer reports nothing.
+  function addsBox(record) {
+    return Array.prototype.some.call(record.addedNodes, function (node) {
+      return node.nodeType === 1 && (node.matches(BOXES) || node.querySelector(BOXES) !== null);
     });
   }
 
@@ -126,7 +143,7 @@
   }
 
   new MutationObserver(function (records) {
-    if (!records.every(ours)) {
+    if (records.some(addsBox)) {
       later();
     }
   }).observe(document.body, { childList: true, subtree: true });

@@ -255,6 +255,8 @@ def _call_shape(obj: Any) -> str:
     required = [parameter for parameter in positional if parameter.default is parameter.empty]
     if len(positional) >= 3 and positional[1].name.lower().startswith("k"):
         return "positions"  # f(q, k, positions), even with positions optional
+    if "position_ids" in names:
+        return "cos_sin"  # rotary(x, position_ids[, layer_type])
     if len(positional) >= 2 and len(required) <= 2:
         return "cos_sin"  # rotary(x, position_ids, ...)
     return "positions"
@@ -310,6 +312,14 @@ class _Caller:
     def __init__(self, obj: Any, shape: str, use_torch: bool, description: str) -> None:
         self.obj, self.shape, self.use_torch, self.description = obj, shape, use_torch, description
         self.positions_2d = False  # f(q, k, positions) called with positions of shape (1, seq)
+        self.extra: dict[str, Any] = {}  # keywords of every call (a rotary's layer_type)
+        self.complex_result = False  # a rotary that returns cos + i sin (freqs_cis)
+
+    def _complex(self, value: Any) -> NDArray[Any]:
+        if isinstance(value, np.ndarray):
+            return value.astype(np.complex128)
+        torch = sys.modules["torch"]
+        return np.asarray(value.detach().to("cpu", torch.complex128).numpy())
 
     def tensor(self, values: NDArray[Any], *, integer: bool = False) -> Any:
         if not self.use_torch:
@@ -358,7 +368,12 @@ class _Caller:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Call a ``rotary(x, position_ids)`` module: cos and sin, each ``(seq, width)``."""
         x = self.tensor(np.zeros((1, 1, positions.size, head_dim)))
-        cos, sin = self.pair(self.call(x, self.tensor(positions[None], integer=True)), "(cos, sin)")
+        result = self.call(x, self.tensor(positions[None], integer=True), **self.extra)
+        if _is_array(result) and _shape_of(result, "the result")[1]:
+            table = _rows(self._complex(result), positions.size, "the complex table")
+            self.complex_result = True
+            return table.real.copy(), table.imag.copy()  # freqs_cis (DeepSeek-V2, Llama 4)
+        cos, sin = self.pair(result, "(cos, sin), or one complex table")
         return (
             _rows(self.array(cos, "cos"), positions.size, "cos"),
             _rows(self.array(sin, "sin"), positions.size, "sin"),
@@ -407,7 +422,7 @@ class _Caller:
         return turned[0], turned[1]
 
 
-def _rows(table: NDArray[np.float64], count: int, name: str) -> NDArray[np.float64]:
+def _rows(table: NDArray[Any], count: int, name: str) -> NDArray[Any]:
     """Return a cos or sin output as ``(seq, width)``: leading dimensions of size 1 dropped."""
     shape = table.shape
     squeezed = table.reshape(-1, shape[-1]) if table.ndim >= 2 else table
@@ -721,9 +736,33 @@ def _yarn_candidates(
             misfit = float(np.abs(drop - ramp * share).max())
             if best is None or misfit < best[0]:
                 best = (misfit, low, high, share)
-    if best is None or not 0 < best[3] < 1:
-        return []
-    _, low, high, share = best
+    found = []
+    if best is not None and 0 < best[3] < 1:
+        found += _yarn_truncated(best[1], best[2], best[3], base, dim, attention, original_hint)
+    shares = [best[3]] if best is not None and 0 < best[3] < 1 else []
+    if attention > 1:
+        shares.append(1.0 - 1.0 / math.exp((attention - 1.0) / 0.1))  # the default attention
+    for share in shares:
+        found += _yarn_untruncated(drop, share, base, dim, attention, original_hint)
+    return found
+
+
+def _with_attention(scaling: dict[str, Any], factor: float, attention: float) -> None:
+    default_attention = 0.1 * math.log(factor) + 1.0
+    if abs(attention - default_attention) > 1e-5 * default_attention:
+        scaling["attention_factor"] = _nice(attention)
+
+
+def _yarn_truncated(
+    low: int,
+    high: int,
+    share: float,
+    base: float,
+    dim: int,
+    attention: float,
+    original_hint: int | None,
+) -> list[_Candidate]:
+    """Return yarn with whole ramp ends (``truncate``, the default), from its ends."""
     factor = _nice(1.0 / (1.0 - share), tolerance=1e-4)
     if factor <= 1:
         return []
@@ -754,10 +793,55 @@ def _yarn_candidates(
     else:
         return []
     scaling["original_max_position_embeddings"] = original
-    default_attention = 0.1 * math.log(factor) + 1.0
-    if abs(attention - default_attention) > 1e-5 * default_attention:
-        scaling["attention_factor"] = _nice(attention)
+    _with_attention(scaling, factor, attention)
     return [_Candidate("yarn", scaling, notes=notes)]
+
+
+def _yarn_untruncated(
+    drop: Array,
+    share: float,
+    base: float,
+    dim: int,
+    attention: float,
+    original_hint: int | None,
+) -> list[_Candidate]:
+    """Return yarn with fractional ramp ends (``truncate: false``, gpt-oss), from the ramp."""
+    factor = _nice(1.0 / (1.0 - share), tolerance=1e-4)
+    if factor <= 1:
+        return []
+    ramp = drop / (1.0 - 1.0 / factor)  # 0 kept ... 1 divided by the factor
+    band = (ramp > 1e-6) & (ramp < 1 - 1e-6)
+    if band.sum() < 2:
+        return []
+    index = np.flatnonzero(band).astype(np.float64)
+    slope, intercept = np.polyfit(index, ramp[band], 1)  # ramp = (i - low) / (high - low)
+    if slope <= 0:
+        return []
+    low, high = -intercept / slope, -intercept / slope + 1.0 / slope
+    # low = dim ln(L / (2 pi beta_fast)) / (2 ln b): beta_fast 32 gives L; high gives beta_slow.
+    estimate = 2 * math.pi * 32.0 * base ** (2 * low / dim)
+    if original_hint is not None:
+        lengths = [original_hint]
+    else:  # a round length near the estimate first, then the estimate itself
+        lengths = list(
+            dict.fromkeys([_round_length(estimate * (1 - 1e-3), estimate * (1 + 1e-3)),
+                           round(estimate)])
+        )  # fmt: skip
+    found = []
+    for original in lengths:
+        beta_slow = _nice(original / (2 * math.pi * base ** (2 * high / dim)), tolerance=1e-3)
+        scaling: dict[str, Any] = {
+            "rope_type": "yarn",
+            "factor": factor,
+            "rope_theta": base,
+            "original_max_position_embeddings": original,
+            "truncate": False,
+        }
+        if beta_slow != 1.0:
+            scaling["beta_slow"] = beta_slow
+        _with_attention(scaling, factor, attention)
+        found.append(_Candidate("yarn", scaling, notes=["beta_fast 32 assumed"]))
+    return found
 
 
 def _round_length(lowest: float, highest: float) -> int:
@@ -820,6 +904,31 @@ def _llama3_candidates(frequencies: Array, dim: int, original_hint: int | None) 
                         ],
                     )
                 )
+    kept, scaled = mix >= 1 - 1e-4, mix <= 1e-4
+    if not band.any() and kept.any() and scaled.any():
+        # A step (high_freq_factor == low_freq_factor, Llama 4): pairs of wavelength up to
+        # L / low kept, longer ones divided; low = 1 taken.
+        wavelength = 2 * math.pi / theta
+        shortest, longest = float(wavelength[kept].max()), float(wavelength[scaled].min())
+        length = original_hint or _round_length(shortest, longest)
+        found.append(
+            _Candidate(
+                "llama3",
+                {
+                    "rope_type": "llama3",
+                    "factor": factor,
+                    "low_freq_factor": 1.0,
+                    "high_freq_factor": 1.0,
+                    "original_max_position_embeddings": length,
+                    "rope_theta": base,
+                },
+                notes=[
+                    f"a step, no blend: original_max_position_embeddings / low_freq_factor lies "
+                    f"in [{math.ceil(shortest)}, {math.floor(longest)}]; low_freq_factor 1 "
+                    f"and {length} taken"
+                ],
+            )
+        )
     for low_freq, high_freq, length in ((1.0, 4.0, original_hint or 8192),):
         found.append(
             _Candidate(
@@ -1102,7 +1211,9 @@ def identify_rope(
         `layer_type`: a rule that belongs to other layers is reported as a
         scaling rule on the wrong layers.
     layer, layer_type : optional
-        Which layer of `expected_config` `obj` serves.
+        Which layer of `expected_config` `obj` serves. A rotary module that
+        takes a ``layer_type`` (Gemma 3's, OLMo 3's) is called with
+        `layer_type`.
 
     Returns
     -------
@@ -1172,6 +1283,7 @@ def identify_rope(
     shape = _call_shape(obj)
     use_torch = _is_torch_object(obj)
     caller = _Caller(obj, shape, use_torch, _describe(obj))
+    _pass_layer_type(caller, layer_type)
     findings = _Findings(_CALLS[shape])
     width = head_dim if head_dim is not None else _attribute_width(obj)
     if shape == "cos_sin":
@@ -1194,8 +1306,12 @@ def identify_rope(
                     )
                 positions, cos, sin = positions[good], cos[good], sin[good]
             measure, form = _measure_cache(cos, sin, positions, length)
+            if caller.complex_result:
+                form = "complex"
             measures.append(measure)
         caller.cos_sin(np.zeros(1, dtype=np.int64), probe_width)  # leave a dynamic rule reset
+        if head_dim is None and width is not None and 2 * measures[0].angles.shape[1] > width:
+            width = None  # the width its config suggests is not its head's (Gemma 4's)
         return _analyse_cache(
             findings, measures, form, width, base, original, expected_layout, expected, overflow,
             rope_call=(caller, probe_width),
@@ -1212,6 +1328,8 @@ def identify_rope(
             if rotary is None
             else _Caller(rotary, "cos_sin", _is_torch_object(rotary), _describe(rotary))
         )
+        if source is not None:
+            _pass_layer_type(source, layer_type)
         return _analyse_turns(
             caller, findings, probe_lengths if source is not None else (2048,), width, source,
             base, original, expected_layout, expected,
@@ -1224,6 +1342,30 @@ def identify_rope(
     return _analyse_turns(
         caller, findings, probe_lengths, width, None, base, original, expected_layout, expected
     )
+
+
+def _pass_layer_type(caller: _Caller, layer_type: Any) -> None:
+    """Give a rotary that takes ``layer_type`` (Gemma 3's, OLMo 3's) the one asked for."""
+    torch = sys.modules.get("torch")
+    target = caller.obj
+    if torch is not None and isinstance(target, torch.nn.Module):
+        target = target.forward
+    try:
+        parameters = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return
+    if "layer_type" not in parameters:
+        return
+    if layer_type is not None:
+        if not isinstance(layer_type, str):
+            raise TypeError(f"layer_type must be a string; got {layer_type!r}")
+        caller.extra["layer_type"] = layer_type
+    elif parameters["layer_type"].default is inspect.Parameter.empty:
+        kinds = getattr(caller.obj, "layer_types", None)
+        raise ValueError(
+            f"{caller.description} takes a layer_type (it keeps one RoPE per kind of layer); "
+            f"pass layer_type= one of {kinds!r}"
+        )
 
 
 def _bad_base(base: Any) -> float:
@@ -1241,10 +1383,16 @@ def _is_array(obj: Any) -> bool:
 
 def _attribute_width(obj: Any) -> int | None:
     """Return the head width an object states (its ``head_dim``, its config's), or None."""
-    config = getattr(obj, "config", None)
-    values: list[Any] = [getattr(obj, "head_dim", None), getattr(config, "head_dim", None)]
-    hidden: Any = getattr(config, "hidden_size", None)
-    heads: Any = getattr(config, "num_attention_heads", None)
+
+    def read(holder: Any, name: str) -> Any:
+        try:
+            return getattr(holder, name, None)
+        except Exception:  # a config property that refuses (Gemma 4's per-layer head_dim)
+            return None
+
+    config = read(obj, "config")
+    values: list[Any] = [read(obj, "head_dim"), read(config, "head_dim")]
+    hidden, heads = read(config, "hidden_size"), read(config, "num_attention_heads")
     if is_integer(hidden) and is_integer(heads) and heads > 0:
         values.append(hidden // heads)
     for value in values:
@@ -1255,8 +1403,8 @@ def _attribute_width(obj: Any) -> int | None:
 
 def _expected_layer(config: Any, layer: Any, layer_type: Any) -> tuple[LayerRope, ModelRope] | None:
     if config is None:
-        if layer is not None or layer_type is not None:
-            raise ValueError("layer= and layer_type= name a layer of expected_config; pass it too")
+        if layer is not None:
+            raise ValueError("layer= names a layer of expected_config; pass expected_config too")
         return None
     model = read_config(config)
     if layer is not None:

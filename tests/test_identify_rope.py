@@ -8,11 +8,13 @@ planted by hand in an otherwise correct implementation.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,7 @@ from transformers.utils import logging as transformers_logging
 from pe._identify_rope import RopeIdentification, identify_rope
 from pe.nn import RotaryEmbedding
 
+ROOT = Path(__file__).resolve().parents[1]
 FAST = (64, 32768)  # two lengths: enough for rules that do not change with the length
 
 
@@ -90,15 +93,15 @@ def test_pe_module_identified_as_its_config(rule: str) -> None:
 
 
 def test_interleaved_partial_round_trip_and_config_rebuilds_it() -> None:
-    rope = RotaryEmbedding(80, base=50000.0, layout="interleaved", partial_rotary_factor=0.4)
+    rope = RotaryEmbedding(40, base=50000.0, layout="interleaved", partial_rotary_factor=0.4)
     found = identify_rope(rope, lengths=FAST)
     assert found.parameters["layout"] == "interleaved"
-    assert found.parameters["rotary_dim"] == 32
-    assert found.parameters["head_dim"] == 80
+    assert found.parameters["rotary_dim"] == 16
+    assert found.parameters["head_dim"] == 40
     assert found.config is not None
     assert close(found.config["partial_rotary_factor"], 0.4)
     again = RotaryEmbedding.from_config(found.config, layout="interleaved")
-    expected = 50000.0 ** (-np.arange(0, 32, 2) / 32)  # written here, float64
+    expected = 50000.0 ** (-np.arange(0, 16, 2) / 16)  # written here, float64
     np.testing.assert_allclose(again.frequencies, expected, rtol=1e-12)
 
 
@@ -443,3 +446,52 @@ def test_a_numpy_function_of_interleaved_pairs_with_positions_shifted_by_three()
     assert found.bugs == ("offset",)
     assert found.config is not None
     assert close(found.config["rope_parameters"]["rope_theta"], 500.0)
+
+
+# --- published configurations, through transformers' own rotary classes -------------------
+
+PUBLISHED = {
+    # file: (layer_type, rule, parameters the file sets, read from it by hand)
+    "gpt-oss/gpt-oss-20b.json": (
+        None,
+        "yarn",
+        {"factor": 32.0, "rope_theta": 150000.0, "original_max_position_embeddings": 4096},
+    ),
+    "llama4/llama-4-scout-17b-16e-instruct.json": (
+        None,
+        "llama3",
+        {"factor": 16.0, "rope_theta": 500000.0, "original_max_position_embeddings": 8192},
+    ),
+    "deepseek/deepseek-v3.json": (
+        None,
+        "yarn",
+        {"factor": 40.0, "rope_theta": 10000.0, "original_max_position_embeddings": 4096},
+    ),
+    "olmo/olmo-3.1-32b-instruct.json": (  # a rotary of one RoPE per layer type
+        "full_attention",
+        "yarn",
+        {"factor": 8.0, "rope_theta": 500000.0, "original_max_position_embeddings": 8192},
+    ),
+}
+
+
+def published_rotary(name: str) -> Any:
+    """The model's own rotary class, built from a published config.json of configs/."""
+    raw = json.loads((ROOT / "configs" / name).read_text())
+    text = transformers.AutoConfig.for_model(**raw).get_text_config()
+    module = importlib.import_module(type(text).__module__.replace("configuration_", "modeling_"))
+    classes = [
+        getattr(module, key)
+        for key in dir(module)
+        if key.endswith("RotaryEmbedding") and "Vision" not in key and not key.startswith("_")
+    ]
+    return max(classes, key=lambda cls: len(cls.__name__))(text)
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED))
+def test_published_configs_through_their_own_rotary_class(name: str) -> None:
+    layer_type, rule, parameters = PUBLISHED[name]
+    found = identify_rope(published_rotary(name), layer_type=layer_type, lengths=FAST)
+    assert (found.recognised, found.name) == (True, rule), str(found)
+    assert found.config is not None
+    same_parameters(found.config["rope_parameters"], parameters)

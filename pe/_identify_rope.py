@@ -1651,7 +1651,7 @@ def _layout_line(
 
 def _direction(findings: _Findings, frequencies: Array) -> Array:
     """Report a rotation the other way (sin's sign flipped); return positive frequencies."""
-    if frequencies.size and np.all(frequencies[np.abs(frequencies) > 0] < 0):
+    if np.any(frequencies < 0) and not np.any(frequencies > 0):
         findings.bug(
             "direction",
             "it turns every pair the other way (sin's sign flipped: rotate_half's halves "
@@ -1827,7 +1827,16 @@ def _analyse(
     signs = np.sign(np.concatenate([item.frequencies for item in fits]))
     if np.any(signs > 0) and np.any(signs < 0):
         return _unrecognised(findings, "its pairs turn in both directions", 1.0)
-    flipped = bool(np.all(signs <= 0))
+    still = np.flatnonzero(np.abs(fit.frequencies) * fit.top < 1e-6)
+    if still.size:
+        return _unrecognised(
+            findings,
+            f"{still.size} of its {fit.frequencies.size} pairs do not turn at all (pairs "
+            f"{', '.join(map(str, still[:4].tolist()))}{'...' if still.size > 4 else ''}); no "
+            "rule it reads leaves pairs unturned (Gemma 4's proportional rule is not identified)",
+            1.0,
+        )
+    flipped = bool(np.any(signs < 0) and not np.any(signs > 0))
     if flipped:
         _direction(findings, fit.frequencies)
         for item in fits:

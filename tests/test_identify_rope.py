@@ -495,3 +495,16 @@ def test_published_configs_through_their_own_rotary_class(name: str) -> None:
     assert (found.recognised, found.name) == (True, rule), str(found)
     assert found.config is not None
     same_parameters(found.config["rope_parameters"], parameters)
+
+
+def test_a_huge_cache_is_read_without_copying_it() -> None:
+    """2**21 positions (a 1 GiB float64 copy): only the probed rows are copied."""
+    from allocation import headroom
+
+    row = np.ones((1, 64), dtype=np.float32)
+    cos = np.broadcast_to(row, (2**21, 64))  # a view: no memory
+    sin = np.broadcast_to(row * 0, (2**21, 64))
+    with headroom():
+        found = identify_rope((cos, sin))
+    assert not found.recognised  # nothing turns
+    assert found.bugs == ()

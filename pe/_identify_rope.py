@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pe._config import LayerRope, ModelRope, frequencies_of, read_config
+from pe._config import LayerRope, ModelRope, frequencies_of, read_config, spans
 from pe._rope import rope_frequencies
 from pe._validation import check_d_model, is_integer
 
@@ -699,50 +699,77 @@ def _plain_candidates(frequencies: Array, dim: int, base_hint: float | None) -> 
     return found
 
 
-def _kept_base(frequencies: Array, dim: int) -> float:
-    """Return the base read from the fast pairs a rule keeps (yarn's and llama3's first pairs)."""
-    kept = np.zeros(frequencies.size, dtype=bool)
-    kept[: max(2, min(4, frequencies.size))] = True
-    base = _fit_base(frequencies, dim, kept)
+def _kept_base(frequencies: Array, dim: int, tolerance: float = 1e-5) -> float:
+    """Return the base read from the fast pairs a rule keeps (yarn's and llama3's first pairs).
+
+    The kept pairs are the longest prefix that one power law fits within `tolerance`
+    (relative; wider for frequencies rounded to a low precision).
+    """
+    if frequencies.size < 2 or np.any(frequencies <= 0):
+        return math.nan
+    exponents = 2 * np.arange(frequencies.size) / dim
+    logs = np.log(frequencies)
+    base = math.nan
+    for count in range(2, frequencies.size + 1):
+        x, y = exponents[:count], logs[:count]
+        slope = float(np.dot(x, y) / np.dot(x, x))  # through theta_0 = 1
+        if np.abs(y - slope * x).max() > tolerance:
+            break
+        base = math.exp(-slope)
     if not math.isfinite(base) or base <= 1:
         return math.nan
-    ratio = frequencies * base ** (2 * np.arange(frequencies.size) / dim)
-    kept = np.abs(ratio - 1) < 1e-5
-    kept[0] = True
-    if kept.sum() >= 2:
-        base = _fit_base(frequencies, dim, kept)
-    return _nice(base)
+    return base
+
+
+def _kept_bases(frequencies: Array, dim: int, tolerance: float) -> list[float]:
+    """Return the kept pairs' base, rounded to a few digits first (the roundest fit wins)."""
+    base = _kept_base(frequencies, dim, tolerance)
+    if not math.isfinite(base):
+        return []
+    digits = (1e-5, 1e-6) if tolerance <= 1e-5 else (1e-2, 4e-3, 1e-3)
+    return list(dict.fromkeys([*(_nice(base, tolerance=t) for t in digits), base]))
 
 
 def _yarn_candidates(
-    frequencies: Array, dim: int, attention: float, original_hint: int | None
+    frequencies: Array,
+    dim: int,
+    attention: float,
+    original_hint: int | None,
+    tolerance: float = 1e-5,
 ) -> list[_Candidate]:
-    """yarn: a ramp over pair indices from kept (1) to divided by the factor."""
-    base = _kept_base(frequencies, dim)
-    if not math.isfinite(base):
-        return []
+    """Fit rule ``yarn``: a ramp over pair indices from kept (1) to divided by the factor."""
+    found = []
+    for base in _kept_bases(frequencies, dim, tolerance):
+        found += _yarn_with_base(frequencies, base, dim, attention, original_hint)
+    return found
+
+
+def _yarn_with_base(
+    frequencies: Array, base: float, dim: int, attention: float, original_hint: int | None
+) -> list[_Candidate]:
     pairs = frequencies.size
     ratio = frequencies * base ** (2 * np.arange(pairs) / dim)  # 1 kept, 1/s divided
     drop = 1.0 - ratio
+    # Every whole ramp (low, high): ramp[low, high, i] = clip((i - low) / (high - low), 0, 1).
     index = np.arange(pairs, dtype=np.float64)
+    lows = np.arange(pairs, dtype=np.float64)[:, None, None]
+    highs = np.arange(1, dim, dtype=np.float64)[None, :, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ramps = np.clip((index - lows) / (highs - lows), 0.0, 1.0)
+        ramps = np.where(highs > lows, ramps, np.nan)
+        shares = np.einsum("abi,i->ab", ramps, drop) / np.einsum("abi,abi->ab", ramps, ramps)
+        misfits = np.abs(drop - ramps * shares[..., None]).max(axis=-1)
     best: tuple[float, int, int, float] | None = None
-    for low in range(pairs):
-        for high in range(low + 1, dim):
-            ramp = np.clip((index - low) / (high - low), 0.0, 1.0)
-            denominator = float(np.dot(ramp, ramp))
-            if denominator == 0:
-                continue
-            share = float(np.dot(ramp, drop) / denominator)  # 1 - 1/s
-            misfit = float(np.abs(drop - ramp * share).max())
-            if best is None or misfit < best[0]:
-                best = (misfit, low, high, share)
+    if np.isfinite(misfits).any():
+        low, high = np.unravel_index(int(np.nanargmin(misfits)), misfits.shape)
+        best = (float(misfits[low, high]), int(low), int(high) + 1, float(shares[low, high]))
     found = []
     if best is not None and 0 < best[3] < 1:
         found += _yarn_truncated(best[1], best[2], best[3], base, dim, attention, original_hint)
-    shares = [best[3]] if best is not None and 0 < best[3] < 1 else []
+    divided = [best[3]] if best is not None and 0 < best[3] < 1 else []  # 1 - 1/s
     if attention > 1:
-        shares.append(1.0 - 1.0 / math.exp((attention - 1.0) / 0.1))  # the default attention
-    for share in shares:
+        divided.append(1.0 - 1.0 / math.exp((attention - 1.0) / 0.1))  # the default attention
+    for share in divided:
         found += _yarn_untruncated(drop, share, base, dim, attention, original_hint)
     return found
 
@@ -858,11 +885,19 @@ def _round_length(lowest: float, highest: float) -> int:
     return math.ceil(lowest)
 
 
-def _llama3_candidates(frequencies: Array, dim: int, original_hint: int | None) -> list[_Candidate]:
-    """llama3: kept above a wavelength, divided by s below another, a blend in wavelength."""
-    base = _kept_base(frequencies, dim)
-    if not math.isfinite(base):
-        return []
+def _llama3_candidates(
+    frequencies: Array, dim: int, original_hint: int | None, tolerance: float = 1e-5
+) -> list[_Candidate]:
+    """Fit rule ``llama3``: kept above a wavelength, divided below another, a blend between."""
+    found = []
+    for base in _kept_bases(frequencies, dim, tolerance):
+        found += _llama3_with_base(frequencies, base, dim, original_hint)
+    return found
+
+
+def _llama3_with_base(
+    frequencies: Array, base: float, dim: int, original_hint: int | None
+) -> list[_Candidate]:
     pairs = frequencies.size
     theta = base ** (-2 * np.arange(pairs) / dim)
     ratio = frequencies / theta
@@ -1094,7 +1129,8 @@ def _cache_tables(
 
 def _format(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:.6g}"
+        whole = value.is_integer() and abs(value) < 1e15
+        return str(int(value)) if whole else f"{value:.6g}"
     if isinstance(value, list):
         return f"[{len(value)} values]"
     return str(value)
@@ -1727,8 +1763,9 @@ def _best_fixed(
     """Return the simplest rule that gives these frequencies (rounded by `rounding`, if given)."""
     theta = fit.frequencies
     candidates = _plain_candidates(theta, rotary_dim, base_hint)
-    candidates += _llama3_candidates(theta, rotary_dim, original)
-    candidates += _yarn_candidates(theta, rotary_dim, attention, original)
+    tolerance = 1e-5 if rounding is None else 4e-3
+    candidates += _llama3_candidates(theta, rotary_dim, original, tolerance)
+    candidates += _yarn_candidates(theta, rotary_dim, attention, original, tolerance)
     best: tuple[int, int, float, _Candidate] | None = None
     for order, candidate in enumerate(candidates):
         if rounding is not None:
@@ -1901,7 +1938,7 @@ def _analyse(
         found = _best_fixed(
             fit, attention[-1], head_dim, rotary_dim, base, original, rounding, slack
         )
-        if found is None and np.all(fit.frequencies > 0):
+        if found is None and rounding is None and np.all(fit.frequencies > 0):
             found = _longrope_fixed(fit, attention[-1], head_dim, rotary_dim, base, original)
             if found is not None and rounding is None:
                 findings.lines.append(
@@ -2121,11 +2158,7 @@ def _compare_config(
     """Compare with the layer the caller says this serves, naming a rule on the wrong layers."""
     kind, model = expected
     loose = "low_precision" in findings.bugs
-    which = (
-        f"{kind.kind} layers {', '.join(map(str, kind.layers))}"
-        if kind.layers
-        else f"{kind.kind} layers"
-    )
+    which = f"{kind.kind} layers {spans(kind.layers)}" if kind.layers else f"{kind.kind} layers"
 
     def matches(other: LayerRope) -> bool:
         if not other.rotated:
@@ -2157,12 +2190,14 @@ def _compare_config(
         findings.bug(
             "wrong_layers",
             f"this is the RoPE of the config's {others[0].kind} layers (rule "
-            f"{others[0].rule}, base {others[0].base:g}), not of its {which} (rule {kind.rule}, "
-            f"base {kind.base:g}): a scaling rule applied to the wrong layers.",
+            f"{others[0].rule}, base {_format(others[0].base)}), not of its {which} (rule "
+            f"{kind.rule}, base {_format(kind.base)}): a scaling rule applied to the wrong "
+            "layers.",
         )
     else:
         findings.bug(
             "config_mismatch",
-            f"it differs from the config's {which} (rule {kind.rule}, base {kind.base:g}) and "
+            f"it differs from the config's {which} (rule {kind.rule}, base "
+            f"{_format(kind.base)}) and "
             "from every other kind of layer there.",
         )

@@ -152,3 +152,57 @@ def test_inside_mkdocs_the_install_page_names_the_served_wheel(
     assert 'href="../dist/demo_pkg-1.0-py3-none-any.whl"' in html
     assert "pip install demo_pkg-1.0-py3-none-any.whl" in re.sub(r"<[^>]+>", "", html)
     assert "http" not in html
+
+
+def _html_table(head: list[str], rows: list[list[str]]) -> str:
+    """A table as Python-Markdown writes one (a head row, then the body)."""
+    cells = "".join(f"<th>{name}</th>" for name in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def test_numbers_stay_a_table_and_prose_becomes_cards() -> None:
+    """Decided from the cells: a table of numbers stays a table even with long row names.
+
+    The old rule (any cell of four words) made the models' table of RoPE at long
+    context 5,766 px of cards on a phone, because of names like "Llama 2 7B chat".
+    """
+    models = _html_table(
+        ["model", "d", "base", "trained context"],
+        [["Llama 2 7B chat hf", "128", "10,000", "4,096"], ["Qwen2 7B", "128", "1e6", "32,768"]],
+    )
+    assert site_markdown.stack_prose_tables(models).startswith("<table data-pe-compare>")
+    prose = _html_table(
+        ["convention", "source (file, function)"],
+        [
+            ["paper", "read from the PyTorch tutorial, beginner source"],
+            ["t2t", "read from tensor2tensor's common attention layer"],
+        ],
+    )
+    stacked = site_markdown.stack_prose_tables(prose)
+    assert stacked.startswith('<table data-pe-stack role="table">')
+    assert stacked.count('data-label="source (file, function)"') == 2
+    # A column of sentences beside mostly numbers: still a table to compare.
+    mixed = _html_table(
+        ["p", "sin p", "cos p", "back at its start?"],
+        [["3", "0.1411", "-0.9900", "no: the pair is opposite its start"]] * 3,
+    )
+    assert site_markdown.stack_prose_tables(mixed).startswith("<table data-pe-compare>")
+
+
+def test_an_empty_first_header_makes_row_headers() -> None:
+    """The first column names the rows: row headers, and the corner is an empty td."""
+    made = site_markdown.stack_prose_tables(
+        _html_table(["", "Llama 3.1 8B", "Qwen2.5 7B"], [["factor s", "8.00", "4.00"]])
+    )
+    assert "<th></th>" not in made
+    assert "<thead><tr><td></td><th>Llama 3.1 8B</th>" in made
+    assert '<tr><th scope="row">factor s</th><td>8.00</td>' in made
+
+
+def test_long_paths_in_inline_code_break_after_slashes_not_inside_names() -> None:
+    html = "<p><code>src/diffusers/models/unets/unet_2d_condition.py</code></p>"
+    broken = site_markdown.break_inline_code(html)
+    assert broken.replace("<wbr>", "") == html
+    assert "unet_2d_condition.<wbr>py" in broken
+    assert "unets/<wbr>unet_2d_condition" in broken

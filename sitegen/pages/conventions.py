@@ -7,6 +7,7 @@ import numpy as np
 import pe
 from sitegen.cache import cached_markdown
 from sitegen.markdown import table
+from sitegen.site_markdown import break_points
 
 
 def _pinned_version(package: str) -> str:
@@ -63,6 +64,15 @@ def conventions_overview() -> str:
     )
 
 
+def _breakable(source: str) -> str:
+    """Let a source's long paths break after a slash, a dot or an underscore.
+
+    On a phone a path such as ``beginner_source/transformer_tutorial.py`` is
+    wider than a card's column; unmarked, it ran past the card.
+    """
+    return " ".join(break_points(word) for word in source.split(" "))
+
+
 def conventions_sources() -> str:
     """Where each convention was read, and whether the tests run the library itself."""
     rows = []
@@ -73,7 +83,7 @@ def conventions_sources() -> str:
             else "**from source reading**"
         )
         models = ", ".join(c.models) if c.models else "—"
-        rows.append([f"`{c.name}`", c.title, models, f"[{c.source}]({c.url})", checked])
+        rows.append([f"`{c.name}`", c.title, models, f"[{_breakable(c.source)}]({c.url})", checked])
     return table(
         ["convention", "used by", "same table in (tested)", "source (file, function)", "checked"],
         rows,
@@ -87,7 +97,8 @@ def convention_details() -> str:
     for convention in pe.conventions.values():
         blocks.append(
             f"`{convention.name}` — {convention.title}\n"
-            f":   Read from {convention.source} ([source]({convention.url})). {convention.note}"
+            f":   Read from {_breakable(convention.source)} ([source]({convention.url})). "
+            f"{convention.note}"
         )
     return "\n\n".join(blocks)
 

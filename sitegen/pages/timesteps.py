@@ -55,14 +55,19 @@ def presets_table() -> str:
 
 
 def preset_sources() -> str:
-    """Where each setting of each preset was read (a definition list)."""
+    """Where each setting of each preset was read (a definition list of lists).
+
+    One item per setting; the path and the line read are code, which on a
+    phone breaks after a slash, a dot or an underscore (`sitegen.site_markdown`),
+    not inside a name.
+    """
     blocks = []
     for preset in pe.timestep_presets.values():
         lines = [
-            f"`{setting}`: [{repo}]({_URLS[repo]}) `{path}`, {key.replace('|', '/')}"
+            f"- `{setting}`: [{repo}]({_URLS[repo]}) `{path}`, `{key.replace('|', '/')}`"
             for setting, repo, path, key in preset.sources
         ]
-        blocks.append(f"`{preset.name}` — {preset.title}\n:   " + "<br>\n    ".join(lines))
+        blocks.append(f"`{preset.name}` — {preset.title}\n:   " + "\n    ".join(lines))
     return "\n\n".join(blocks)
 
 

@@ -508,3 +508,28 @@ def test_a_huge_cache_is_read_without_copying_it() -> None:
         found = identify_rope((cos, sin))
     assert not found.recognised  # nothing turns
     assert found.bugs == ()
+
+
+def test_llama3_with_bfloat16_frequencies_names_both_rule_and_bug() -> None:
+    theta = 500000.0 ** (-np.arange(0, 128, 2) / 128)
+    wavelength = 2 * np.pi / theta  # llama3 written here: kept, divided by 8, or blended
+    blend = np.clip((8192 / wavelength - 1.0) / (4.0 - 1.0), 0.0, 1.0)
+    scaled = np.where(wavelength < 8192 / 4, theta, theta / 8 * (1 - blend) + theta * blend)
+    inv_freq = torch.tensor(scaled, dtype=torch.float32).to(torch.bfloat16).float()
+
+    def rotary(x: Any, position_ids: Any) -> tuple[Any, Any]:
+        angles = position_ids.float()[..., None] * inv_freq
+        both = torch.cat((angles, angles), dim=-1)
+        return both.cos(), both.sin()
+
+    found = identify_rope(rotary, lengths=FAST)
+    assert (found.name, found.bugs) == ("llama3", ("low_precision",)), str(found)
+    assert found.config is not None
+    same_parameters(found.config["rope_parameters"], ROUND_TRIPS["llama3"])
+    assert found.residual > 1e-4  # the rounding, against the exact rule
+
+
+def test_a_config_that_matches_no_layer() -> None:
+    config = {"head_dim": 32, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0}}
+    found = identify_rope(RotaryEmbedding(32, base=500000.0), lengths=FAST, expected_config=config)
+    assert found.bugs == ("config_mismatch",)

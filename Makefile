@@ -6,7 +6,7 @@
 #   make test    set up if needed, then lint, type-check and run every test
 #   make build   strict static build into site/ (it serves the wheel), wheel and sdist into dist/
 #   make bench   measure speed, accuracy and memory; update benchmarks/results/
-#   make rope-train  train a small RoPE decoder, test each scaling rule (~9 min of CPU: ~5 min on 2 idle cores)
+#   make trained train one decoder per position method, test each RoPE scaling rule (~30 min on 2 cores)
 #   make archive build, then zip site/ into dist/pe-site.zip for reading offline
 #   make timing  time a cold and a warm build, an edit under serve, one figure
 #   make weight  build, then load every page in Chromium and print its weight
@@ -32,7 +32,7 @@ NO_DEPS := keras-hub timm
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: hooks setup setup-serve serve build test lint bench bench-cuda extrapolation rope-train archive timing weight screens lighthouse readme clean lock katex
+.PHONY: hooks setup setup-serve serve build test lint bench bench-cuda trained archive timing weight screens lighthouse readme clean lock katex
 
 setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
@@ -119,7 +119,7 @@ test: $(STAMP)
 
 # Timings and memory against reference implementations, measured in one run;
 # writes benchmarks/results/*.json, which the pages read. Fails if a target is missed.
-bench: $(STAMP) extrapolation
+bench: $(STAMP)
 	$(BIN)/python -m benchmarks.table
 	$(BIN)/python -m benchmarks.modes
 	$(BIN)/python -m benchmarks.rope
@@ -131,16 +131,13 @@ bench: $(STAMP) extrapolation
 bench-cuda: $(STAMP)
 	$(BIN)/python -m benchmarks.rope_cuda
 
-# The position-method comparison: trains one tiny model per method (a few minutes on one core).
-extrapolation: $(STAMP)
-	$(BIN)/python -m benchmarks.extrapolation
-
-# RoPE scaling rules on a trained model: trains a small RoPE decoder at 64 characters
-# (three seeds, one process each), evaluates each rule at up to 512 and fine-tunes three;
-# about nine minutes of CPU time (five on two idle cores), so not part of make bench.
-# Writes benchmarks/results/rope_train.json.
-rope-train: $(STAMP)
-	$(BIN)/python -m benchmarks.rope_train
+# One small decoder trained with every position method (five seeds, processes of one
+# thread each), its RoPE model served with every scaling rule in two settings, zero-shot
+# and fine-tuned: the one record of the pages "Comparing the methods" and "RoPE scaling
+# rules on a trained model". About half an hour on two shared cores, so not part of
+# make bench or make test. Writes benchmarks/results/trained.json.
+trained: $(STAMP)
+	$(BIN)/python -m benchmarks.trained
 
 # Re-fetch the pinned KaTeX from npm (needs npm: maintainers only), check its
 # integrity and rewrite vendor/katex/ and docs/assets/katex/; CHECK=1 only compares.

@@ -10,10 +10,10 @@ import numpy as np
 from _figstyle import Theme, save_variants
 from matplotlib.figure import Figure
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks/results/extrapolation.json"
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks/results/trained.json"
 DATA = json.loads(RESULTS.read_text())
-ROWS = np.array(next(r for r in DATA["results"] if r["method"] == "learned")["learned_rows"])
-TRAIN = DATA["training"]["length"]
+ROWS = np.array(next(r for r in DATA["runs"] if "learned_rows" in r)["learned_rows"])
+TRAIN = DATA["settings"]["train_length"]
 
 
 def draw(theme: Theme) -> Figure:

@@ -250,9 +250,9 @@ def alibi_heads_note() -> str:
 
     from sitegen.results import result
 
-    data = result("extrapolation")
-    heads, train = data["model"]["heads"], data["training"]["length"]
-    slopes = data["model"]["alibi_slopes"]
+    data = result("trained")
+    heads, train = data["settings"]["heads"], data["settings"]["train_length"]
+    slopes = data["alibi_slopes"]
 
     def fractions(values: list[float]) -> str:
         shown = [str(Fraction(value).limit_denominator(1 << 20)) for value in values]
@@ -263,7 +263,7 @@ def alibi_heads_note() -> str:
     reach = train - 1
     return (
         f"ALiBi's slopes follow from the number of heads. This run has {heads} heads, so they "
-        f"are {fractions(slopes)}: across the {train} training tokens the steepest head lowers "
+        f"are {fractions(slopes)}: across the {train} trained positions the steepest head lowers "
         f"the score of the farthest key by {number(max(slopes) * reach, 2)} and the flattest "
         f"by only {number(min(slopes) * reach, 2)}. With 2 heads they would be "
         f"{fractions(fewer)}, lowering it by at most {number(max(fewer) * reach, 2)}; since "
@@ -321,28 +321,30 @@ def offset_surprise(d_model: int, near: int, far: int) -> str:
 
 
 def sinusoid_extrapolation_sentence() -> str:
-    """How the committed extrapolation run's sinusoidal model fares past its training length."""
-    from sitegen.results import result
+    """Say how the trained record's sinusoidal model fares past its training length."""
+    from sitegen.trained import cell, compare, data, show
 
-    data = result("extrapolation")
-    train, longest = data["training"]["length"], data["eval_lengths"][-1]
-    losses = {
-        r["method"]: {row["length"]: row["loss"] for row in r["eval"]} for r in data["results"]
-    }
-    sinusoidal = losses["sinusoidal"]
-    rise = sinusoidal[longest] - sinusoidal[train]
-    layers = data["model"]["layers"]
+    settings = data()["settings"]
+    train, longest = settings["train_length"], settings["lengths"][-1]
+    layers, seeds = settings["layers"], len(settings["seeds"])
+    at_train = cell("sinusoidal", train, "loss")
+    at_longest = cell("sinusoidal", longest, "loss")
+    said = compare(
+        ("sinusoidal", longest, "loss"),
+        ("sinusoidal", train, "loss"),
+        ("above", "below", "overlapping"),
+    )
+    verdict = {
+        "above": f"every seed does worse at {longest:,} than any seed at {train}: the "
+        "positions exist, but the model does not use the new ones well.",
+        "below": f"every seed does better at {longest:,} than any seed at {train}.",
+    }.get(said, "the seed ranges of the two lengths overlap, so the record shows no cost.")
     return (
         f"In the small model that the chapter *Comparing the methods* trains on "
-        f"{train}-token sequences ({layers} layer{'' if layers == 1 else 's'}, one seed), the "
-        f"sinusoidal encoding's loss {'rises' if rise > 0 else 'changes'} by {abs(rise):.2f} "
-        f"nats per token from {train} to {longest:,} tokens ({sinusoidal[train]:.3f} to "
-        f"{sinusoidal[longest]:.3f}): "
-        + (
-            "the positions exist, but the model does not use the new ones well."
-            if rise > 0.1
-            else "here the model uses the new positions about as well as the trained ones."
-        )
+        f"{train}-character sequences ({layers} layer{'' if layers == 1 else 's'}, {seeds} "
+        f"seeds), the sinusoidal encoding's loss is {show(at_train, 3)} nats per character at "
+        f"{train} characters and {show(at_longest, 3)} at {longest:,} (the mean over the "
+        f"seeds, lowest to highest in brackets): " + verdict
     )
 
 

@@ -26,16 +26,15 @@ RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 
 #: The name of each record, ``benchmarks/results/<name>.json``.
 Name = Literal[
-    "extrapolation",
     "lighthouse",
     "modes",
     "reader",
     "rope",
     "rope_cuda",
-    "rope_train",
     "screens",
     "table",
     "timing",
+    "trained",
     "weight",
 ]
 
@@ -44,16 +43,15 @@ Record = dict[str, Any]
 
 #: The ``make`` target that writes each record.
 MAKE: dict[Name, str] = {
-    "extrapolation": "extrapolation",
     "lighthouse": "lighthouse",
     "modes": "bench",
     "reader": "test",
     "rope": "bench",
     "rope_cuda": "bench-cuda",
-    "rope_train": "rope-train",
     "screens": "screens",
     "table": "bench",
     "timing": "timing",
+    "trained": "trained",
     "weight": "weight",
 }
 
@@ -63,16 +61,15 @@ MAKE: dict[Name, str] = {
 #: that is the command line of the run, which an older layout of the repository
 #: may have spelled differently. tests/test_docs.py checks each is in the Makefile.
 COMMAND: dict[Name, str] = {
-    "extrapolation": "python -m benchmarks.extrapolation",
     "lighthouse": "python -m tools.lighthouse site --record",
     "modes": "python -m benchmarks.modes",
     "reader": "python -m pytest",
     "rope": "python -m benchmarks.rope",
     "rope_cuda": "python -m benchmarks.rope_cuda",
-    "rope_train": "python -m benchmarks.rope_train",
     "screens": "python -m tools.screens site --record",
     "table": "python -m benchmarks.table",
     "timing": "python -m tools.build_timing",
+    "trained": "python -m benchmarks.trained",
     "weight": "python -m tools.page_weight site --record",
 }
 

@@ -502,8 +502,8 @@ FIT_AT_1280 = {
     # Seven columns of 4.5rem at most (extra.css): at the theme's 5rem these scrolled by 14 px.
     "/formula/": [("pos", "sin 0")],
     "/precision/": [("positions", "exact, rounded to float32"), ("positions", "positions checked")],
-    "/beyond/comparison/": [("method", "64 (trained)")],
-    "/beyond/rope-scaling-model/": [("rule", "accuracy, near")],
+    "/beyond/comparison/": [("method", "32 (trained)")],
+    "/beyond/rope-scaling-model/": [("rule", "L"), ("rule", "entropy, near")],
     "/grids/images/": [("grid", "interpolation")],
 }
 

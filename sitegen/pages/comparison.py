@@ -1,11 +1,20 @@
-"""The comparison page (beyond/comparison.md): parameters and the extrapolation run."""
+"""The comparison page (beyond/comparison.md): parameters, and every method trained.
+
+The measured section reads the record of ``make trained``
+(``benchmarks/results/trained.json``) through `sitegen.trained`, the same record
+as the page on RoPE scaling rules: a number with the range of its seeds, an
+ordering only where the ranges allow it.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from benchmarks.trained_names import METHOD_NAMES
 from sitegen.cache import cached_markdown
 from sitegen.markdown import table
 from sitegen.results import provenance as _provenance
-from sitegen.results import result as _result
+from sitegen.trained import cell, compare, data, leaders, listing, show
 
 
 @cached_markdown
@@ -41,79 +50,146 @@ def method_parameters(d_model: int = 512, heads: int = 8, max_len: int = 2048) -
     return table(headers, rows, align="llrr") + note
 
 
-def extrapolation_results() -> str:
-    """Tabulate the committed extrapolation run: loss by evaluation length per method."""
-    data = _result("extrapolation")
-    lengths = data["eval_lengths"]
-    train = data["training"]["length"]
-    best = data["task"]["entropy_rate"]
-    rows = []
-    for result in data["results"]:
-        losses = {row["length"]: row["loss"] for row in result["eval"]}
-        cells: list[object] = [f"`{result['method']}`"]
-        cells += [f"{losses[length]:.3f}" for length in lengths]
-        cells.append(f"{losses[lengths[-1]] - losses[train]:+.3f}")
-        rows.append(cells)
-    headers = (
-        ["method"]
-        + [f"{length}{' (trained)' if length == train else ''}" for length in lengths]
-        + [f"change {train} → {lengths[-1]}"]
-    )
-    task, training, model = data["task"], data["training"], data["model"]
-    threads = data["machine"]["threads_used"]
+def _methods() -> list[str]:
+    return list(data()["methods"])
+
+
+def loss_table() -> str:
+    """Held-out loss by length, one row per method: mean over seeds, seed range below."""
+    s = data()["settings"]
+    lengths, train = s["lengths"], s["train_length"]
+    rows = [
+        [METHOD_NAMES[m], *(show(cell(_variant(m), n, "loss"), 3, stacked=True) for n in lengths)]
+        for m in _methods()
+    ]
+    headers = ["method", *(f"{n}{' (trained)' if n == train else ''}" for n in lengths)]
     note = (
-        f"\n\nNext-token loss in nats (lower is better); the best possible is the chain's "
-        f"entropy rate, {best:.3f}. Task: an order-{task['order']} Markov chain over "
-        f"{task['vocab']} tokens (Dirichlet({task['concentration']}) transition rows). Model: "
-        f"`examples/tiny_decoder.py`, {model['layers']} layer, {model['heads']} heads, "
-        f"d_model = {model['d_model']}. Training: {training['steps']} steps of "
-        f"{training['batch']} sequences of {train} tokens, {training['optimiser']} at "
-        f"{training['learning_rate']}, the same data and seed for every method; evaluated on "
-        f"{data['eval_sequences']} fresh sequences per length. Run by "
-        f"{_provenance('extrapolation')} on {data['date']} ({data['machine']['cpu']}, "
-        f"{threads} thread{'' if threads == 1 else 's'}, "
-        f"torch {data['versions']['torch']}) in {data['total_seconds']:.0f} s."
+        "\n\nNext-character loss on held-out text, nats per character (lower is better), "
+        f"at each length served; the mean over {len(s['seeds'])} seeds, the lowest and "
+        "highest seed below it."
     )
-    return table(headers, rows, align="l" + "r" * (len(lengths) + 1)) + note
+    return table(headers, rows, align="l" + "r" * len(lengths)) + note
+
+
+def passkey_table() -> str:
+    """Passkey accuracy at the trained length, and near and far at the longest, per method."""
+    s = data()["settings"]
+    train, longest = s["train_length"], s["lengths"][-1]
+    rows = [
+        [
+            METHOD_NAMES[m],
+            show(cell(_variant(m), train, "passkey_accuracy"), stacked=True),
+            show(cell(_variant(m), longest, "passkey_accuracy_near"), stacked=True),
+            show(cell(_variant(m), longest, "passkey_accuracy_far"), stacked=True),
+        ]
+        for m in _methods()
+    ]
+    headers = ["method", f"passkeys at {train}", f"at {longest}, near", f"at {longest}, far"]
+    note = (
+        "\n\nShare of hidden passkeys retrieved with every digit right. At "
+        f"{longest}, *near* passkeys lie at most {train - s['passkey_digits']} characters "
+        "before the question (the farthest distance training shows), *far* ones further "
+        "back; half are of each kind."
+    )
+    return table(headers, rows, align="lrrr") + note
+
+
+#: How a method's loss at the longest length reads against its loss at the trained one.
+_CHANGE = ("higher in every seed", "lower in every seed", "the seed ranges overlap")
+
+
+def _layers(s: dict[str, Any]) -> str:
+    return f"{s['layers']} layer{'' if s['layers'] == 1 else 's'}"
+
+
+def _variant(method: str) -> str:
+    """Return the record's variant of a method: RoPE's is its unscaled rule, ``none``."""
+    return "none" if method == "rope" else method
+
+
+def setup() -> str:
+    """Describe the model, data and training every method shares, read from the record."""
+    record = data()
+    s = record["settings"]
+    machine = record["machine"]
+    return (
+        f"Every method trains the same decoder ({_layers(s)}, d_model = "
+        f"{s['d_model']}, {s['heads']} heads of {s['head_dim']}), with the same "
+        f"{s['steps']:,} steps of {s['batch']} sequences of {s['train_length']} characters of "
+        f"{record['data']['source']}, the same seeds ({len(s['seeds'])}) and the same "
+        f"evaluation at {', '.join(str(n) for n in s['lengths'])} characters. Every sequence "
+        "hides a passkey (a marker and a few digits) that the model must repeat at the end, "
+        "so the record measures both next-character loss and retrieval from far back. Only "
+        "where position enters differs: added to the input (sinusoidal, learned; the "
+        f"learned table has rows up to {s['lengths'][-1]}, but training only reaches the "
+        f"first {s['train_length']}), added to the scores (T5's bucketed bias, shared by the "
+        "layers; ALiBi), rotating queries and keys (RoPE), or nothing (NoPE). Run by "
+        f"{_provenance('trained')} on {record['date']} ({machine['cpu']}, processes of one "
+        f"thread each): {record['wall_seconds'] / 60:.0f} minutes wall time and "
+        f"{record['cpu_seconds'] / 60:.0f} minutes of CPU time for all the methods and the "
+        "RoPE scaling rules together."
+    )
 
 
 def extrapolation_summary() -> str:
-    """Sentences read off the committed extrapolation run (so they follow the data)."""
-    data = _result("extrapolation")
-    train = data["training"]["length"]
-    longest = data["eval_lengths"][-1]
-    best = data["task"]["entropy_rate"]
-    at_train = {r["method"]: r["eval"][0]["loss"] for r in data["results"]}
-    at_long = {r["method"]: r["eval"][-1]["loss"] for r in data["results"]}
-    methods = [m for m in at_train if m != "none"]  # "none" is the no-position baseline
-    fit = sorted(methods, key=at_train.__getitem__)
-    steady = sorted(methods, key=lambda m: at_long[m] - at_train[m])
-    lowest_long = min(methods, key=at_long.__getitem__)
+    """Sentences read off the record; each ordering is one the seed ranges allow."""
+    s = data()["settings"]
+    train, longest = s["train_length"], s["lengths"][-1]
+    variants = [_variant(m) for m in _methods()]
+    names = {_variant(m): METHOD_NAMES[m] for m in _methods()}
+
+    def named(group: list[str]) -> str:
+        return listing([names[v] for v in group])
+
+    fit, fit_group = leaders(variants, train, "loss", highest=False)
+    far, far_group = leaders(variants, longest, "loss", highest=False)
+    key, key_group = leaders(variants, longest, "passkey_accuracy_far")
     lines = [
-        f"- At the training length ({train} tokens), `{fit[0]}` comes closest to the best "
-        f"possible loss ({at_train[fit[0]]:.3f} against {best:.3f}); `{fit[-1]}` is furthest "
-        f"({at_train[fit[-1]]:.3f}).",
-        f"- From {train} to {longest} tokens, the loss of `{steady[0]}` changes least "
-        f"({at_long[steady[0]] - at_train[steady[0]]:+.3f}) and that of `{steady[-1]}` most "
-        f"({at_long[steady[-1]] - at_train[steady[-1]]:+.3f}).",
-        f"- At {longest} tokens the lowest loss is `{lowest_long}`'s ({at_long[lowest_long]:.3f}).",
-    ]
-    if "none" in at_train:
-        layers = data["model"]["layers"]
-        lines.append(
-            f"- Without any position information (`none`) the loss stays between "
-            f"{at_train['none']:.3f} and {at_long['none']:.3f} at every length, "
-            f"{at_train['none'] - best:.3f} above the best possible even where the others "
-            "were trained."
-            + (
-                f" This measures a {layers}-layer model, not NoPE in general. In one layer "
-                "the causal mask can tell a token how many tokens it sees (a position, "
-                "roughly), but nothing can carry that into the queries and keys of a later "
-                "layer to pick out the token one step back, which is what this task needs; "
-                "deeper NoPE language models do learn order (see the causal-mask check "
-                "under *Why position matters*)."
-                if layers == 1
-                else ""
-            )
+        f"- At the trained length ({train} characters) the lowest loss is "
+        f"{names[fit]}'s ({show(cell(fit, train, 'loss'), 3)})"
+        + (
+            f"; {named(fit_group[1:])} {'lies' if len(fit_group) == 2 else 'lie'} within its "
+            "seed range, so the record does not order them there"
+            if len(fit_group) > 1
+            else ", below every other method's seed range"
         )
+        + ".",
+        f"- At {longest} characters, {longest // train} times the trained length, the lowest "
+        f"loss is {names[far]}'s ({show(cell(far, longest, 'loss'), 3)})"
+        + (f", with {named(far_group[1:])} within its seed range" if len(far_group) > 1 else "")
+        + ". "
+        + " ".join(
+            f"{names[v]}: {show(cell(v, train, 'loss'), 3)} at {train}, "
+            f"{show(cell(v, longest, 'loss'), 3)} at {longest} "
+            f"({compare((v, longest, 'loss'), (v, train, 'loss'), _CHANGE)})."
+            for v in variants
+        ),
+        f"- Retrieval beyond the trained distance (far passkeys at {longest}): the highest is "
+        f"{names[key]}'s ({show(cell(key, longest, 'passkey_accuracy_far'))})"
+        + (f", with {named(key_group[1:])} within its seed range" if len(key_group) > 1 else "")
+        + ".",
+        f"- NoPE, with {_layers(s)} and the causal mask as its only source of order, "
+        f"reaches {show(cell('nope', train, 'loss'), 3)} at the trained length, "
+        f"{compare(('nope', train, 'loss'), ('none', train, 'loss'))} RoPE's "
+        f"{show(cell('none', train, 'loss'), 3)}, and retrieves "
+        f"{show(cell('nope', train, 'passkey_accuracy'))} of the passkeys there.",
+    ]
     return "\n".join(lines)
+
+
+def limits() -> str:
+    """Say what this comparison can and cannot show, and the published results to read beside."""
+    s = data()["settings"]
+    return (
+        f"This is one small model ({_layers(s)}, {s['head_dim']}-wide heads) on one "
+        f"character-level task, trained for {s['steps']:,} steps at {s['train_length']} "
+        f"characters, over {len(s['seeds'])} seeds: it shows each method's mechanism at work "
+        "past the trained length, not a ranking for large models, and methods whose seed "
+        "ranges overlap are not ordered here. The published comparisons at scale to read "
+        "beside it: Press et al. train the same language model with sinusoidal, "
+        "rotary, T5 bias and ALiBi on WikiText-103 and evaluate it far past the training "
+        "length (Figure 1; section 4);[^alibi] Kazemnejad et al. compare NoPE with the "
+        "explicit encodings in decoder-only models on synthetic tasks, where NoPE "
+        "generalises to longer inputs at least as well, and prove that a causal decoder "
+        "without an encoding can represent absolute positions (their Theorem 1).[^nope]"
+    )

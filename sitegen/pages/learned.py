@@ -10,9 +10,9 @@ from sitegen.results import result as _result
 
 def learned_row_similarity() -> str:
     """Mean cosine similarity of neighbouring learned rows, trained and untrained."""
-    data = _result("extrapolation")
-    rows = np.array(next(r for r in data["results"] if r["method"] == "learned")["learned_rows"])
-    train = data["training"]["length"]
+    data = _result("trained")  # the learned model of the first seed saves its rows
+    rows = np.array(next(r for r in data["runs"] if "learned_rows" in r)["learned_rows"])
+    train = data["settings"]["train_length"]
     unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
     neighbours = np.sum(unit[1:] * unit[:-1], axis=1)  # row p against row p + 1
     trained = float(neighbours[: train - 1].mean())

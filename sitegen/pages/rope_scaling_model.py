@@ -1,300 +1,478 @@
 """The page "RoPE scaling rules on a trained model" (beyond/rope-scaling-model.md).
 
-Every table and sentence here reads the committed record of ``make rope-train``
-(``benchmarks/results/rope_train.json``) through `sitegen.results`; nothing is
-trained while the site is built.
+Every table and sentence here reads the committed record of ``make trained``
+(``benchmarks/results/trained.json``) through `sitegen.trained`; nothing is
+trained while the site is built. A number is shown as the mean over seeds with
+the lowest and highest seed in brackets, and an ordering is stated only where
+those ranges do not overlap (`sitegen.trained.compare`).
 """
 
 from __future__ import annotations
 
-import json
+import math
 from typing import Any
 
-from benchmarks.rope_train_names import (
-    FINETUNE_SUFFIX,
-    FINETUNED_RULES,
-    RULES,
-    VARIANTS,
-    variant_name,
+from benchmarks.trained_names import (
+    FINETUNED,
+    RULE_NAMES,
+    rule_variants,
+    variant_rule,
 )
 from sitegen.markdown import table
 from sitegen.results import provenance as _provenance
-from sitegen.results import result as _result
+from sitegen.trained import cell, compare, data, leaders, listing, show
 
-#: The variants in the order the page shows them, with their names on the page
-#: (one home with the figure's: `benchmarks.rope_train_names`).
-LABELS = {variant: variant_name(variant) for variant in VARIANTS}
-ZERO_SHOT = RULES
-FINETUNED = tuple(rule + FINETUNE_SUFFIX for rule in FINETUNED_RULES)
+ZERO_SHOT = rule_variants()
+TUNED = rule_variants(finetuned=True)
 
 
-def _data() -> dict[str, Any]:
-    return _result("rope_train")
+def label(variant: str) -> str:
+    """Name a variant on the page: the rule, its setting, whether it was fine-tuned.
+
+    >>> label("linear@matched"), label("yarn@matched+ft"), label("none")
+    ('position interpolation, matched', 'YaRN, matched, fine-tuned', 'no scaling')
+    """
+    rule = variant_rule(variant)
+    name = RULE_NAMES[rule]
+    if "@target" in variant:
+        name += f", for {_scale()}×"
+    elif "@matched" in variant:
+        name += ", matched"
+    return name + (", fine-tuned" if variant.endswith(FINETUNED) else "")
 
 
-def _summary(variant: str, key: str) -> list[dict[str, float] | None]:
-    return [row[key] for row in _data()["summary"][variant]]
+def _scale() -> int:
+    try:
+        return int(data()["settings"]["scale"])
+    except Exception:  # doctests run without the record's scale in mind
+        return 8
 
 
-def _spread(cell: dict[str, float] | None, digits: int) -> str:
-    """Return ``mean (min to max)`` over the seeds; a dash where no passkey fell in the group."""
-    if cell is None:
-        return "\u2013"  # an en dash: no passkey in this group
-    if cell["min"] == cell["max"]:
-        return f"{cell['mean']:.{digits}f}"
-    return f"{cell['mean']:.{digits}f} ({cell['min']:.{digits}f}–{cell['max']:.{digits}f})"
+def _lengths() -> list[int]:
+    return list(data()["settings"]["lengths"])
 
 
-def _length_header(length: int, train: int) -> str:
-    return f"{length} ({length // train}L)"
+def _train() -> int:
+    return int(data()["settings"]["train_length"])
 
 
-def by_length(key: str = "passkey_accuracy", digits: int = 2) -> str:
-    """One row per rule, one column per evaluation length: the mean over seeds (range)."""
-    data = _data()
-    lengths, train = data["settings"]["lengths"], data["settings"]["train_length"]
+def _header(length: int) -> str:
+    return f"{length} ({length // _train()}L)"
+
+
+def accuracy_table(variants: tuple[str, ...] = ZERO_SHOT) -> str:
+    """Passkey accuracy at L, 2L and the longest length, near and far, one row per variant."""
+    lengths, train = _lengths(), _train()
+    double, longest = lengths[1], lengths[-1]
+    multiple = longest // train
+    headers = ["rule", "L", "2L, near", "2L, far", f"{multiple}L, near", f"{multiple}L, far"]
+    rows = []
+    for variant in variants:
+        cells = [label(variant), show(cell(variant, train, "passkey_accuracy"), stacked=True)]
+        for n in (double, longest):
+            cells += [
+                show(cell(variant, n, "passkey_accuracy_near"), stacked=True),
+                show(cell(variant, n, "passkey_accuracy_far"), stacked=True),
+            ]
+        rows.append(cells)
+    note = (
+        f"\n\nL = {train} characters; *near*: the passkey lies at most "
+        f"{_farthest(data()['settings'])} characters before the question (the farthest "
+        "distance training shows), *far*: further back (at L every passkey is near). The mean "
+        "over seeds, the lowest and highest seed below it; the figure above has every length."
+    )
+    return table(headers, rows, align="lrrrrr") + note
+
+
+def loss_table(variants: tuple[str, ...] = ZERO_SHOT + TUNED) -> str:
+    """Held-out loss by length (every position), one row per variant, with seed ranges."""
+    lengths, train = _lengths(), _train()
     rows = [
-        [LABELS[variant], *(_spread(cell, digits) for cell in _summary(variant, key))]
-        for variant in LABELS
+        [label(v), *(show(cell(v, n, "loss"), 3, stacked=True) for n in lengths)] for v in variants
     ]
-    headers = ["rule", *(_length_header(n, train) for n in lengths)]
+    headers = ["rule", *(f"{n // train}L" if n > train else "L" for n in lengths)]
     return table(headers, rows, align="l" + "r" * len(lengths))
 
 
-def attention(length_index: int = -1) -> str:
-    """Near against far passkeys at one length: accuracy, attention weight, entropy."""
-    data = _data()
-    length = data["settings"]["lengths"][length_index]
+def entropy_table(variants: tuple[str, ...] = ZERO_SHOT + TUNED) -> str:
+    """Tabulate the answering query's attention entropy and passkey weight at the longest length."""
+    longest, record = _lengths()[-1], data()
     rows = []
-    for variant in LABELS:
-        row = data["summary"][variant][length_index]
+    for variant in variants:
         rows.append(
             [
-                LABELS[variant],
+                label(variant),
                 *(
-                    "\u2013" if cell is None else f"{cell['mean']:.2f}"
-                    for key in ("passkey_accuracy", "attention_on_passkey", "attention_entropy")
+                    show(cell(variant, longest, f"{key}_{side}"), stacked=True)
+                    for key in ("attention_entropy", "attention_on_passkey")
                     for side in ("near", "far")
-                    for cell in [row[f"{key}_{side}"]]
                 ),
             ]
         )
-    headers = [
-        "rule",
-        "accuracy, near",
-        "accuracy, far",
-        "weight on passkey, near",
-        "weight on passkey, far",
-        "entropy, near",
-        "entropy, far",
-    ]
+    headers = ["rule", "entropy, near", "entropy, far", "weight on passkey, near", "far"]
+    s = record["settings"]
+    keys = longest - s["passkey_digits"]
     note = (
-        f"\n\nMeans over the seeds, at {length} characters. *Near*: the passkey lies at most "
-        f"{data['settings']['train_length'] - 1} characters before the query, within the "
-        "trained length; *far*: further back. Weight and entropy (nats) are those of each seed's "
-        "retrieval head (the head that put the most weight on the passkey at the trained "
-        "length), for the query that must produce the first digit."
+        f"\n\nAt {longest} characters. Entropy in nats, the mean over the {s['layers']} layers "
+        f"and {s['heads']} heads of the query that must produce the first digit (spread evenly "
+        f"over its {keys} keys it would be {math.log(keys):.2f}); weight on passkey: the "
+        "largest share any one head puts on the hidden marker and digits."
     )
-    return table(headers, rows, align="l" + "r" * 6) + note
+    return table(headers, rows, align="lrrrr") + note
 
 
-def seeds(variants: tuple[str, ...] = ZERO_SHOT + FINETUNED) -> str:
-    """Each seed's passkey accuracy at the longest length, per rule: the spread, unaveraged."""
-    data = _data()
-    length = data["settings"]["lengths"][-1]
-    records = data["seeds"]
+def loss_by_position(variants: tuple[str, ...] = ZERO_SHOT) -> str:
+    """Held-out loss at the longest length in doubling bands of positions: where it rises."""
+    longest, train = _lengths()[-1], _train()
+    bands = [(0, train)]
+    while bands[-1][1] < longest:
+        bands.append((bands[-1][1], 2 * bands[-1][1]))
+    headers = ["rule", *(f"{a}–{b - 1}" for a, b in bands)]
     rows = [
         [
-            LABELS[variant],
-            *(f"{record['variants'][variant][-1]['passkey_accuracy']:.2f}" for record in records),
+            label(v),
+            *(
+                show(cell(v, longest, "loss_by_band", b), 3, stacked=True)
+                for b in range(len(bands))
+            ),
         ]
-        for variant in variants
+        for v in variants
     ]
-    headers = ["rule", *(f"seed {record['seed']}" for record in records)]
-    note = f"\n\nPasskey accuracy at {length} characters, seed by seed."
-    return table(headers, rows, align="l" + "r" * len(records)) + note
+    note = (
+        f"\n\nLoss in nats per character at {longest} characters, averaged over each band of "
+        f"positions; the first band is the trained range."
+    )
+    return table(headers, rows, align="l" + "r" * len(bands)) + note
+
+
+def _parameters(s: dict[str, Any]) -> int:
+    """Learned parameters of the RoPE model the record describes (counted from its sizes)."""
+    d, width, vocab = s["d_model"], s["heads"] * s["head_dim"], 128
+    norm = 2 * d
+    block = norm + (d * 3 * width + 3 * width) + (width * d + d) + norm
+    block += (4 * d * d + 4 * d) + (4 * d * d + d)
+    return int(vocab * d + s["layers"] * block + norm + (d * vocab + vocab))
 
 
 def setup() -> str:
     """Describe the experiment's settings, data, cost and machine, read from the record."""
-    data = _data()
-    s = data["settings"]
-    machine = data["machine"]
-    parameters = _parameters(s)
+    record = data()
+    s = record["settings"]
+    machine = record["machine"]
+    longest = s["lengths"][-1]
     return (
         f"A decoder of {s['layers']} layers, d_model = {s['d_model']}, {s['heads']} heads of "
-        f"{s['head_dim']} dimensions, RoPE with base {s['base']:g} and no other position "
-        f"information ({parameters:,} parameters), reads ASCII characters. It is trained for "
+        f"{s['head_dim']} dimensions each ({s['head_dim'] // 2} frequency pairs), RoPE with "
+        f"base {s['base']:g} and no other position information "
+        f"({_parameters(s):,} parameters), reads ASCII characters. It is trained for "
         f"{s['steps']:,} steps of {s['batch']} sequences of {s['train_length']} characters "
         f"(AdamW, learning rate {s['learning_rate']:g}, warm-up then cosine decay) on "
-        f"{data['data']['train_characters']:,} characters of {data['data']['source']}; every "
-        f"sequence hides a passkey of {s['passkey_digits']} random digits, and the digits "
-        f"asked for at the end count {s['answer_weight']:g} times extra in the loss. "
-        f"Evaluation: {s['eval_passkeys']} passkeys per length, at depths spread uniformly, "
-        f"the same for every rule and seed; the loss on {s['eval_text_tokens']:,} characters "
-        f"of the held-out {data['data']['test_characters']:,}. Fine-tuning: "
-        f"{s['finetune_steps']} steps of {s['finetune_batch']} sequences of "
-        f"{s['lengths'][-1]} characters at learning rate {s['finetune_learning_rate']:g}. "
-        f"Seeds {', '.join(str(seed) for seed in s['seeds'])}. Run by "
-        f"{_provenance('rope_train')} on {data['date']} ({machine['cpu']}, {s['workers']} "
-        f"processes of one thread each, torch {data['versions']['torch']}): "
-        f"{data['wall_seconds'] / 60:.1f} minutes wall time, "
-        f"{data['cpu_seconds'] / 60:.1f} minutes of CPU time. The machine was shared (load "
-        f"average {data['load_average'][0]:.1f} on {machine['logical_cpus']} logical CPUs at "
-        "the end of the run), so most of the wall time was spent waiting; on two idle cores "
-        f"the same CPU time takes about {data['cpu_seconds'] / 2 / 60:.1f} minutes."
+        f"{record['data']['train_characters']:,} characters of {record['data']['source']}; "
+        f"every sequence hides a passkey of {s['passkey_digits']} random digits, and the "
+        f"digits asked for at the end count {s['answer_weight']:g} times extra in the loss. "
+        f"Evaluation at {', '.join(str(n) for n in s['lengths'])} characters: "
+        f"{s['eval_passkeys']} passkeys per length, the same for every rule and seed, half "
+        f"of them *near* (at most {_farthest(s)} characters before the question, the farthest "
+        f"distance training shows) and half *far* (further back) beyond the trained length; "
+        f"the loss on {s['eval_text_tokens']:,} characters of the held-out "
+        f"{record['data']['test_characters']:,}. Fine-tuning: {s['finetune_steps']} steps of "
+        f"{s['finetune_batch']} sequences of {longest} characters at learning rate "
+        f"{s['finetune_learning_rate']:g}, the same for every rule. "
+        f"{len(s['seeds'])} seeds ({', '.join(str(seed) for seed in s['seeds'])}); every "
+        "interval on this page is the range over them, lowest seed to highest. Run by "
+        f"{_provenance('trained')} on {record['date']} ({machine['cpu']}, {s['workers']} "
+        f"processes of one thread each, torch {record['versions']['torch']}), together with "
+        f"the other methods' models of [Comparing the methods](comparison.md): "
+        f"{record['wall_seconds'] / 60:.0f} minutes wall time, "
+        f"{record['cpu_seconds'] / 60:.0f} minutes of CPU time, load average "
+        f"{record['load_average_start'][0]:.1f} at the start and "
+        f"{record['load_average'][0]:.1f} at the end on {machine['logical_cpus']} logical "
+        "CPUs (the machine was shared, so most of the wall time was spent waiting)."
     )
 
 
-def _parameters(s: dict[str, Any]) -> int:
-    """Learned parameters of the model the record describes (counted from its sizes)."""
-    d, vocab = s["d_model"], 128
-    norm = 2 * d
-    block = norm + (3 * d * d + 3 * d) + (d * d + d) + norm + (4 * d * d + 4 * d) + (4 * d * d + d)
-    return int(vocab * d + s["layers"] * block + norm + (d * vocab + vocab))
-
-
 def rules() -> str:
-    """How each rule was configured, as the record stores it."""
-    data = _data()
-    factor = data["settings"]["scale"]
+    """How each rule was configured in each setting, as the harness passes it to pe."""
+    s = data()["settings"]
+    scale, train, base, d = s["scale"], s["train_length"], s["base"], s["head_dim"]
+    ntk = _ntk_base(base, scale, d)
+    return "\n".join(
+        [
+            f"- no scaling: the trained frequencies (base {base:g}), at every length.",
+            "- position interpolation: `scaling={'rope_type': 'linear', 'factor': s}`, every "
+            "frequency divided by s.",
+            f"- static NTK-aware: `base = pe.ntk_aware_base({base:g}, s, {d})`, "
+            f"{base:g}·s^({d}/{d - 2}) (for {scale}×: {ntk:,.0f}).",
+            f"- dynamic NTK: `scaling={{'rope_type': 'dynamic', 'factor': {scale}}}`, "
+            f"`max_position_embeddings={train}`, its base grown for the n characters served "
+            f"as transformers grows it, α = {scale}·n/{train} − {scale - 1} (α = 1 at "
+            f"n = {train}, {_alpha(scale, scale)} at n = {scale * train}). Matched, factor 1 "
+            "gives α = n/L, exactly static NTK-aware with s = n/L, so that row is not repeated.",
+            f"- YaRN: `scaling={{'rope_type': 'yarn', 'factor': s, "
+            f"'original_max_position_embeddings': {train}}}` (β_fast 32, β_slow 1 and the "
+            "attention factor 0.1·ln s + 1, the defaults).",
+            f"- llama3: `scaling={{'rope_type': 'llama3', 'factor': s, 'low_freq_factor': 1, "
+            f"'high_freq_factor': 4, 'original_max_position_embeddings': {train}}}`.",
+            "",
+            f"*For {scale}×*: s = {scale} at every length, as a served `config.json` sets it "
+            f"once. *Matched*: s = n/{train} for the n characters evaluated (1 at the trained "
+            "length, where every rule is the unscaled model).",
+        ]
+    )
+
+
+#: How a comparison reads as a sentence of its own: higher, lower, or not ordered.
+_ORDER = (
+    "the matched setting is higher in every seed",
+    "the matched setting is lower in every seed",
+    "their seed ranges overlap",
+)
+
+
+_DYNAMIC = (
+    "dynamic is higher in every seed",
+    "dynamic is lower in every seed",
+    "their seed ranges overlap",
+)
+
+
+_ENTROPY = ("higher than", "lower than", "within the seed range of")
+_SEEDS = (
+    "above no scaling in every seed",
+    "below no scaling in every seed",
+    "the seed ranges overlap with no scaling's",
+)
+
+
+def _farthest(s: dict[str, Any]) -> int:
+    """Return the farthest distance from the question back to a passkey that training shows."""
+    return int(s["train_length"] - s["passkey_digits"])
+
+
+def _count(value: int) -> str:
+    return "no" if value == 0 else str(value)
+
+
+def _upper(text: str) -> str:
+    """Capitalise the first letter only (``YaRN`` stays ``YaRN``)."""
+    return text[:1].upper() + text[1:]
+
+
+def _alpha(factor: int, ratio: int) -> int:
+    return factor * ratio - (factor - 1)
+
+
+def _ntk_base(base: float, factor: float, d: int) -> float:
+    import pe
+
+    return float(pe.ntk_aware_base(base, float(factor), d))
+
+
+def theory() -> str:
+    """Set the RoPE pages' numbers for this model (from pe's functions) beside what it does."""
+    record = data()
+    t, s = record["theory"], record["settings"]
+    train, longest, d = s["train_length"], s["lengths"][-1], s["head_dim"]
+    decay = t["decay_bound"]
+    rows = [
+        [
+            "pairs that complete a turn within L "
+            "([critical dimension](rope-base.md), `pe.rope_critical_dimension`)",
+            f"{t['critical_dimension'] // 2} of {t['pairs']} (d_c = {t['critical_dimension']})",
+        ],
+        [
+            f"smallest base with no negative mean score up to L = {train} (`pe.rope_min_base`)",
+            f"{t['min_base_train']:,.0f} (the model's: {s['base']:g})",
+        ],
+        [f"the same up to {longest}", f"{t['min_base_longest']:,.0f}"],
+        [
+            "RoFormer's decay bound at distance 0, L − 1 and 8L − 1 (`pe.rope_decay_bound`)",
+            f"{decay['0']:.1f}, {decay[str(train - 1)]:.2f}, {decay[str(longest - 1)]:.2f}",
+        ],
+    ]
+    for rule in ("none", "linear", "ntk", "dynamic", "yarn", "llama3"):
+        variant = "none" if rule == "none" else f"{rule}@target"
+        rows.append(
+            [
+                f"{RULE_NAMES[rule]} for {s['scale']}×: pairs past their trained arc at "
+                f"{longest}; measured far accuracy there",
+                f"{t['pairs_past_trained_arc_at_longest'][rule]}; "
+                f"{show(cell(variant, longest, 'passkey_accuracy_far'))}",
+            ]
+        )
+    note = (
+        f"\n\nHead width d = {d}, base {s['base']:g}, trained length L = {train}. A pair is "
+        "past its trained arc when it did not complete a turn within L and its largest angle "
+        f"at {longest} is beyond its angle at L."
+    )
+    return table(["quantity", "this model"], rows, align="lr") + note
+
+
+def reading() -> str:
+    """Read the record into sentences; each ordering is one the seed ranges allow."""
+    s = data()["settings"]
+    lengths, train, scale = s["lengths"], s["train_length"], s["scale"]
+    double, longest = lengths[1], lengths[-1]
+
+    def a(variant: str, n: int, key: str = "passkey_accuracy") -> str:
+        return show(cell(variant, n, key))
+
+    def loss(variant: str, n: int) -> str:
+        return show(cell(variant, n, "loss"), 3)
+
+    near, far, acc = "passkey_accuracy_near", "passkey_accuracy_far", "passkey_accuracy"
     lines = []
-    for name in ZERO_SHOT:
-        arguments = data["rules"][name]
-        if name == "none":
-            text = "the trained frequencies, unchanged"
-        elif "scaling" in arguments:
-            text = f"`scaling={json.dumps(arguments['scaling'])}`"
-            if "max_position_embeddings" in arguments:
-                text += f", `max_position_embeddings={arguments['max_position_embeddings']}`"
-        else:
-            text = (
-                f"`base={arguments['base']:.1f}`, from "
-                f"`pe.ntk_aware_base({data['settings']['base']:g}, {factor}, "
-                f"{data['settings']['head_dim']})`"
-            )
-        lines.append(f"- {LABELS[name]}: {text}")
+    # 1. The unscaled model: where it fails.
+    lines.append(
+        f"- *No scaling.* The model retrieves {a('none', train)} of the passkeys at the trained "
+        f"length. At {double} it retrieves {a('none', double, near)} of the near ones and "
+        f"{a('none', double, far)} of the far ones (near is "
+        f"{compare(('none', double, near), ('none', double, far))} far); at {longest}, "
+        f"{a('none', longest, near)} near and {a('none', longest, far)} far (near "
+        f"{compare(('none', longest, near), ('none', longest, far))} far). Its near accuracy at "
+        f"{longest} is {compare(('none', longest, near), ('none', train, 'passkey_accuracy'))} "
+        f"its accuracy at {train}: "
+        + (
+            "the longer sequence costs retrieval even at distances seen in training, so the "
+            "failure is not only at unseen distances."
+            if cell("none", longest, near)["high"] < cell("none", train, "passkey_accuracy")["low"]
+            else "the seed ranges overlap, so this record does not settle whether the longer "
+            "sequence costs retrieval at distances seen in training."
+        )
+        + f" Its held-out loss goes from {loss('none', train)} to {loss('none', longest)} nats "
+        "per character."
+    )
+    theory = data()["theory"]
+    past = theory["pairs_past_trained_arc_at_longest"]
+    lines.append(
+        f"- *The theory beside it.* With no rule, {past['none']} of the {theory['pairs']} "
+        f"pairs sweep arcs at {longest} that training never showed, and far passkeys there "
+        f"are retrieved {a('none', longest, far)}; YaRN for {scale}×, which leaves "
+        f"{_count(past['yarn'])} pair{'' if past['yarn'] == 1 else 's'} past its arc, "
+        f"retrieves {a('yarn@target', longest, far)} "
+        f"({compare(('yarn@target', longest, far), ('none', longest, far), _SEEDS)}); static "
+        f"NTK-aware for {scale}× leaves {past['ntk']} and retrieves "
+        f"{a('ntk@target', longest, far)} "
+        f"({compare(('ntk@target', longest, far), ('none', longest, far), _SEEDS)})."
+    )
+    # 2. The setting: 8x from the start, or matched to the length served.
+    for rule in ("linear", "yarn"):
+        target, matched = f"{rule}@target", f"{rule}@matched"
+        at_train = compare((target, train, acc), ("none", train, acc))
+        at_double = compare((matched, double, acc), (target, double, acc), _ORDER)
+        decides = "within the seed range of" not in at_train or "overlap" not in at_double
+        lines.append(
+            f"- *{_upper(RULE_NAMES[rule])}: "
+            + ("the setting decides" if decides else "the two settings")
+            + f".* Configured for {scale}× it retrieves {a(target, train)} at the trained "
+            f"length, {at_train} the unscaled {a('none', train)}; matched (s = 1 there, the "
+            f"unscaled model) it loses nothing. At {double}, matched (s = 2) gives "
+            f"{a(matched, double)} against {a(target, double)} for {scale}×: {at_double}. At "
+            f"{longest} the two settings are the same rule (s = {scale}): {a(target, longest)}."
+        )
+    # 3. Dynamic NTK with transformers' factor against static NTK.
+    lines.append(
+        f"- *Dynamic NTK with factor {scale}.* At {longest}, with α = "
+        f"{_alpha(scale, scale)}, it retrieves {a('dynamic@target', longest)}, "
+        f"{compare(('dynamic@target', longest, acc), ('ntk@target', longest, acc))}"
+        f" static NTK-aware for {scale}× ({a('ntk@target', longest)}); at {double} "
+        f"(α = {_alpha(scale, 2)}) {a('dynamic@target', double)} against static NTK matched "
+        f"(s = 2) {a('ntk@matched', double)}: "
+        f"{compare(('dynamic@target', double, acc), ('ntk@matched', double, acc), _DYNAMIC)}."
+        " The two are not equal by construction once the factor is transformers' "
+        f"{scale}: dynamic grows the base far faster than n/L."
+    )
+    # 4. Zero-shot at the longest length: the leading group.
+    candidates = [v for v in ZERO_SHOT if "@matched" not in v]
+    best, group = leaders(candidates, longest, "passkey_accuracy")
+    others = [label(v) for v in group[1:]]
+    lines.append(
+        f"- *Zero-shot at {longest}.* The highest mean accuracy is that of {label(best)} "
+        f"({a(best, longest)})"
+        + (
+            f"; {listing(others)} {'lies' if len(others) == 1 else 'lie'} within its seed "
+            "range, so this model does not order them"
+            if others
+            else ", above every other rule's seed range"
+        )
+        + f". No scaling: {a('none', longest)}."
+    )
+    # 5. Fine-tuned.
+    steps = s["finetune_steps"]
+    tuned = [v for v in TUNED if "@matched" not in v]
+    best_t, group_t = leaders(tuned, longest, acc)
+    control = "none" + FINETUNED
+    others_t = [label(v) for v in group_t[1:]]
+    if best_t == control:
+        verdict = "The control has the highest mean" + (
+            f"; {listing(others_t)} within its seed range" if others_t else ""
+        )
+    else:
+        verdict = (
+            f"The highest mean is that of {label(best_t)} ({a(best_t, longest)}), "
+            f"{compare((best_t, longest, acc), (control, longest, acc))} the control"
+            + (f"; {listing(others_t)} within its seed range" if others_t else "")
+        )
+    lines.append(
+        f"- *After {steps} steps at {longest}.* The control (no rule, fine-tuned) retrieves "
+        f"{a(control, longest)} there. {verdict}. Fine-tuned YaRN for {scale}× at the "
+        f"trained length: {a('yarn@target' + FINETUNED, train)} (zero-shot "
+        f"{a('yarn@target', train)})."
+    )
+    # The loss at the longest length, zero-shot.
+    lowest, lowest_group = leaders(candidates, longest, "loss", highest=False)
+    others_l = [label(v) for v in lowest_group[1:]]
+    lines.append(
+        f"- *Loss at {longest}, zero-shot.* The lowest mean is that of {label(lowest)} "
+        f"({loss(lowest, longest)})"
+        + (f"; {listing(others_l)} within its seed range" if others_l else "")
+        + f". The unscaled model at its trained length: {loss('none', train)}."
+    )
+    # 6. Entropy.
+    ent = "attention_entropy_far"
+    lines.append(
+        f"- *Attention entropy.* At {longest} the answering query's entropy on far passkeys is "
+        f"{a('none', longest, ent)} nats with no scaling, {a('yarn@target', longest, ent)} with "
+        f"YaRN for {scale}× "
+        f"({compare(('yarn@target', longest, ent), ('none', longest, ent), _ENTROPY)}"
+        f" no scaling) and {a('linear@target', longest, ent)} with position interpolation; at "
+        f"the trained length the unscaled model's is {a('none', train, 'attention_entropy_near')}."
+    )
     return "\n".join(lines)
 
 
-def mean_of(variant: str, key: str, length_index: int) -> float:
-    """Return the mean over seeds that the tables show, for prose."""
-    cell = _summary(variant, key)[length_index]
-    if cell is None:
-        raise ValueError(f"no value of {key} for {variant} at length index {length_index}")
-    return float(cell["mean"])
-
-
 def limits() -> str:
-    """List what this experiment cannot show, with its sizes read from the record."""
-    data = _data()
-    s = data["settings"]
+    """List what this experiment can and cannot show, with its sizes read from the record."""
+    s = data()["settings"]
     tokens = s["steps"] * s["batch"] * s["train_length"]
     tuned = s["finetune_steps"] * s["finetune_batch"] * s["lengths"][-1]
+    seeds = len(s["seeds"])
     return "\n".join(
         [
             f"- *Scale.* {_parameters(s):,} parameters trained on {tokens:,} characters at "
             f"{s['train_length']} positions, against billions of parameters trained at "
             "thousands of positions for the models the rules were designed for. The rules' "
             "settings (YaRN's bounds, llama3's factors) are counts of turns within the "
-            "trained length and were chosen for those lengths (exercise 2).",
+            "trained length and were chosen for those lengths (exercise 2). What this model "
+            "can show is each rule's mechanism acting on a model that really uses its "
+            "positions; what it cannot show is how large the effect is on a large model.",
             f"- *Fine-tuning.* {s['finetune_steps']} steps of {s['finetune_batch']} sequences "
-            f"({tuned:,} characters), far less than the papers' 1,000 (PI) and 400 (YaRN) steps "
-            "on sequences of thousands of tokens: the fine-tuned rows show the direction of a "
+            f"({tuned:,} characters), far fewer than the papers' (PI: within 1,000 steps; "
+            "YaRN: 400 steps at s = 16): the fine-tuned rows show the direction of a "
             "fine-tune's effect, not its end point.",
             f"- *Task.* One marker character opens both the passkey and the question, and the "
             f"{s['passkey_digits']} digits are the only digits in the filler, so retrieval needs "
-            "one match, not reading comprehension; an answer is scored by whether each digit "
-            "is the most likely next character given the right digits before it, the same as "
-            "greedy decoding when all are right.",
-            f"- *Seeds.* {len(s['seeds'])} seeds, {s['eval_passkeys']} passkeys per length: a "
-            f"difference of one passkey is {1 / s['eval_passkeys']:.3f} in accuracy, and the "
-            "spread across seeds in the tables is the honest error bar.",
-            "- *Attention.* The weights are those of one head per seed (the one that attends "
-            "most to the passkey at the trained length), for one query; other heads and layers "
-            "may carry part of the retrieval.",
+            "one match, not reading comprehension.",
+            f"- *Statistics.* {seeds} seeds and {s['eval_passkeys'] // 2} near and "
+            f"{s['eval_passkeys'] // 2} far passkeys per length and seed: one passkey is "
+            f"{2 / s['eval_passkeys']:.3f} of a near or far accuracy. The intervals are seed "
+            "ranges, with no promise of coverage; two rules whose ranges overlap are not "
+            "ordered on this page, though more seeds might order them.",
+            "- *Read beside.* Chen et al. fine-tune LLaMA 7B–65B with position interpolation "
+            "and measure passkey retrieval and perplexity (section 3.3 and Table 4: the "
+            "effective context after fine-tuning, against direct fine-tuning that extends "
+            "it little); Peng et al. compare PI, NTK-aware and YaRN on Llama 2 (section 4; "
+            "Figure 1, sliding-window perplexity to 128k) and introduce dynamic scaling "
+            "without fine-tuning (section 3.3).[^pi][^yarn]",
         ]
     )
-
-
-def _compare(a: float, b: float) -> str:
-    """Say how `a` stands against `b`, for prose."""
-    return "above" if a > b else "below" if a < b else "equal to"
-
-
-def reading() -> str:
-    """Read the record into sentences, so that the reading follows the data."""
-    data = _data()
-    lengths = data["settings"]["lengths"]
-    train, double, longest = lengths[0], lengths[1], lengths[-1]
-
-    def acc(variant: str, index: int = -1, key: str = "passkey_accuracy") -> float:
-        return mean_of(variant, key, index)
-
-    def loss(variant: str, index: int = -1) -> float:
-        return mean_of(variant, "loss", index)
-
-    rules = [v for v in ZERO_SHOT if v != "none"]
-    best = max(rules, key=acc)
-    best_loss = min(rules, key=loss)
-    entropy = {v: mean_of(v, "attention_entropy_far", -1) for v in ("none", "yarn")}
-    steps = data["settings"]["finetune_steps"]
-    weights = [
-        cell["mean"]
-        for v in LABELS
-        for side in ("near", "far")
-        if (cell := _summary(v, f"attention_on_passkey_{side}")[-1]) is not None
-    ]
-    lines = [
-        f"- *The failure is at unseen distances.* With no rule the model retrieves "
-        f"{acc('none', 0):.2f} of the passkeys at {train} characters and {acc('none'):.2f} at "
-        f"{longest}. At {double} it still finds {acc('none', 1, 'passkey_accuracy_near'):.2f} "
-        f"of the passkeys less than {train} characters back, but only "
-        f"{acc('none', 1, 'passkey_accuracy_far'):.2f} of those further back: the positions are "
-        f"new, the task is not. Its held-out loss rises from {loss('none', 0):.3f} to "
-        f"{loss('none'):.3f} nats per character.",
-        f"- *Interpolation alone breaks the model here.* Position interpolation retrieves "
-        f"{acc('linear', 0):.2f} even at {train} and {acc('linear'):.2f} at {longest}, with loss "
-        f"{loss('linear', 0):.3f} at {train} (no rule: {loss('none', 0):.3f}). Dividing every "
-        "frequency by 8 puts neighbouring characters an eighth of a radian apart on the "
-        "fastest pair, and a character model lives on its neighbours (exercise 2). Chen et al. "
-        "fine-tune after interpolating; here the short fine-tune brings it only to "
-        f"{acc('linear+finetune'):.2f} at {longest}.",
-        f"- *Static NTK-aware keeps the short range and loses the long one.* It retrieves "
-        f"{acc('ntk', 0):.2f} at {train} and {acc('ntk', 1):.2f} at {double}, then "
-        f"{acc('ntk'):.2f} at {longest}: it slows the slowest pair by the full factor but the "
-        "middle pairs by less, and four of the eight still run past their trained arc at "
-        f"{longest} (exercise 1). Dynamic NTK is the unscaled model at {train} and the static "
-        f"rule at {longest} by construction; between, at {double}, it retrieves "
-        f"{acc('dynamic', 1):.2f}.",
-        f"- *The targeted rules rescue retrieval, at a price.* Zero-shot, {LABELS[best]} "
-        f"retrieves the most at {longest} ({acc(best):.2f}); llama3 {acc('llama3'):.2f}. Both "
-        f"cost retrieval at the trained length (YaRN {acc('yarn', 0):.2f}, llama3 "
-        f"{acc('llama3', 0):.2f}, against {acc('none', 0):.2f}): at {train} characters their "
-        "ramps divide five of the eight pairs by the full factor (exercise 2), so they sit "
-        "closer to interpolation than on a model trained at thousands of tokens. The lowest "
-        f"zero-shot loss at {longest} is {LABELS[best_loss]}'s ({loss(best_loss):.3f}), still "
-        f"{_compare(loss(best_loss), loss('none', 0))} the {loss('none', 0):.3f} of the "
-        f"unscaled model at {train}.",
-        f"- *Fine-tuned.* After {steps} steps at {longest}, YaRN retrieves "
-        f"{acc('yarn+finetune'):.2f} there with loss "
-        f"{loss('yarn+finetune'):.3f}; the control fine-tuned with no rule reaches "
-        f"{acc('none+finetune'):.2f} and {loss('none+finetune'):.3f}; position interpolation "
-        f"{acc('linear+finetune'):.2f} and {loss('linear+finetune'):.3f}. Fine-tuned YaRN "
-        f"retrieves {acc('yarn+finetune', 0):.2f} at {train} (zero-shot: {acc('yarn', 0):.2f}). "
-        + (
-            "Training at the longer length does most of the work, and YaRN adds to it; the "
-            "papers' claim that a rule makes a short fine-tune enough holds for YaRN here, "
-            "while for interpolation this many steps are too few."
-            if acc("yarn+finetune") > acc("none+finetune") > acc("linear+finetune")
-            else "The ordering differs from the papers': see the seed table for how firm it is."
-        ),
-        f"- *What attention shows, and what it does not.* The retrieval head's entropy on far "
-        f"passkeys at {longest} is {entropy['yarn']:.2f} nats with YaRN (whose attention factor "
-        f"multiplies every logit) against {entropy['none']:.2f} with no rule. The weight "
-        f"that one head puts on the passkey is small for every rule (at most "
-        f"{max(weights):.2f} on average at {longest}), even where retrieval works: in this "
-        "model the retrieval is spread over heads and layers, and one head's weight does not "
-        "explain the differences. The split of accuracy by distance above does.",
-    ]
-    return "\n".join(lines)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import inspect
 import math
 import sys
+import textwrap
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -86,7 +87,8 @@ class RopeIdentification:
         ``rotary_dim``, ``base``, the rule's parameters, ``attention_factor``,
         ``offset``, ``lengths``, ``call`` (how the object was called).
     lines : tuple of str
-        The report, one sentence a line.
+        The report, one finding a line (``str()`` adds a heading with the
+        name, the verdict and the residual, and wraps each line).
     config : dict or None
         A config dict that `pe.read_config` and
         `pe.nn.RotaryEmbedding.from_config` accept and that gives the same
@@ -139,7 +141,14 @@ class RopeIdentification:
         }
 
     def __str__(self) -> str:
-        return "\n".join(self.lines)
+        """Return the report: a heading as `pe.identify`'s, then each line wrapped to 88 columns."""
+        verdict = "recognised" if self.recognised else "not recognised"
+        head = f"{self.name} (rope, {verdict}; residual {self.residual:.2e})"
+        body = [
+            textwrap.fill(line, 88, initial_indent="  ", subsequent_indent="    ")
+            for line in self.lines
+        ]
+        return "\n".join([head, *body])
 
 
 def _jsonable(value: Any) -> Any:
@@ -1163,7 +1172,7 @@ class _Findings:
 
 
 def _unrecognised(findings: _Findings, why: str, residual: float) -> RopeIdentification:
-    findings.lines.append(f"Not recognised as RoPE: {why} (residual {residual:.3g}).")
+    findings.lines.append(f"Not recognised as RoPE: {why}.")
     return RopeIdentification(
         False,
         "unrecognised",
@@ -1644,7 +1653,7 @@ def _analyse_apply(
         "cat(freqs, freqs) form); the frequencies are those of that cache: pass rotary= to "
         "identify them."
     )
-    findings.lines.insert(0, "Rotation: an apply function, probed with a reference cache.")
+    findings.lines.insert(0, "A rotation: an apply function, probed with a reference cache.")
     return RopeIdentification(
         True, "rotation", findings.parameters, tuple(findings.lines), None, error,
         tuple(findings.bugs),
@@ -1965,9 +1974,7 @@ def _analyse(
     if candidate.max_position_embeddings is not None:
         findings.parameters["max_position_embeddings"] = candidate.max_position_embeddings
     findings.parameters["frequencies"] = [float(f"{value:.9g}") for value in fit.frequencies]
-    findings.lines.insert(
-        0, f"Recognised: RoPE, rule {_rule_phrase(candidate.scaling)}; residual {residual:.2g}."
-    )
+    findings.lines.insert(0, f"Rule {_rule_phrase(candidate.scaling)}.")
     findings.lines.extend(note[0].upper() + note[1:] + "." for note in candidate.notes)
     switch = candidate.scaling.get(
         "original_max_position_embeddings", candidate.max_position_embeddings

@@ -89,7 +89,8 @@ def test_pe_module_identified_as_its_config(rule: str) -> None:
     assert found.parameters["layout"] == "concatenated"
     assert found.residual < 1e-5
     json.dumps(found.as_dict())  # JSON-able
-    assert str(found).startswith(f"Recognised: RoPE, rule {rule}")
+    assert str(found).startswith(f"{rule} (rope, recognised; residual ")
+    assert max(map(len, str(found).splitlines())) <= 88
 
 
 def test_interleaved_partial_round_trip_and_config_rebuilds_it() -> None:
@@ -356,7 +357,7 @@ def test_random_functions_are_unrecognised_with_their_residual() -> None:
         assert found.name == "unrecognised"
         assert found.config is None
         assert found.residual > 0.1
-        assert "Not recognised" in str(found)
+        assert str(found).startswith("unrecognised (rope, not recognised; residual ")
 
 
 # --- refusals -------------------------------------------------------------------------------
@@ -421,7 +422,7 @@ def test_identification_is_frozen() -> None:
     found = RopeIdentification(False, "unrecognised", {}, ("x",), None, 1.0)
     with pytest.raises(AttributeError):
         found.name = "default"  # type: ignore[misc]
-    assert str(found) == "x"
+    assert str(found) == "unrecognised (rope, not recognised; residual 1.00e+00)\n  x"
     assert found.as_dict()["bugs"] == []
 
 

@@ -1,7 +1,8 @@
 """Every page on every screen: no sideways scrolling, no axe-core violations.
 
-Each page is loaded once, switched through both colour schemes as the toggle
-switches them, and in each resized through 320, 375, 768 and 1280 px;
+Each page is loaded twice, as a desktop (768 and 1280 px) and as a phone (320
+and 375 px: touch, no hover, a mobile viewport), switched through both colour
+schemes as the toggle switches them, and in each resized through its widths;
 axe-core (WCAG 2.1 A and AA rules, from the axe-playwright-python wheel) runs
 at 375 and 1280 px: every rule in the light scheme, the rules that read
 colours in the dark one (the others cannot change with the scheme). Two halves
@@ -33,9 +34,9 @@ def test_no_page_scrolls_sideways_and_axe_finds_nothing(
     result, paths = screen_check.result, screen_check.paths
     assert paths == screens.site_pages(site.directory)
     assert len(paths) >= 20
-    assert result.loads == len(paths)
-    assert result.checks == result.loads * len(screens.SCHEMES) * len(screens.WIDTHS)
-    assert result.axe_runs == result.loads * len(screens.SCHEMES) * len(screens.AXE_WIDTHS)
+    assert result.loads == 2 * len(paths)  # as a desktop, then as a phone (screens.PHONE)
+    assert result.checks == len(paths) * len(screens.SCHEMES) * len(screens.WIDTHS)
+    assert result.axe_runs == len(paths) * len(screens.SCHEMES) * len(screens.AXE_WIDTHS)
     assert result.sideways == [], "\n".join(result.sideways)
     assert result.stray_permalinks == [], "\n".join(result.stray_permalinks)
     assert result.layout == [], "\n".join(result.layout)

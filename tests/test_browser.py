@@ -439,9 +439,38 @@ def test_figure_text_is_readable_at_phone_and_laptop_widths(
     assert small == {}, f"figure text under {least} px at {width} px: {small}"
 
 
+def test_on_a_touch_phone_code_that_scrolls_takes_the_focus(server: str, browser: Browser) -> None:
+    """On a phone (touch, no hover) a code block that scrolls sideways can take the focus.
+
+    The theme makes such a block focusable only where the pointer can hover;
+    overrides/main.html answers its one "(hover)" query as matching. Each copy
+    button's <nav> is no landmark (role none), so the page's landmarks stay few
+    and named. One scrolling block is made narrow here, as on a 320 px screen.
+    """
+    phone = {"viewport": {"width": 320, "height": 700}, **screens.PHONE}
+    with watched_page(browser, server, **phone) as (page, outside, errors):
+        open_page(page, server + "implementation/")
+        assert page.evaluate("matchMedia('(hover: none)').matches")
+        codes = page.evaluate(
+            """() => [...document.querySelectorAll('article pre > code')].map(c =>
+                [c.scrollWidth > c.clientWidth, c.getAttribute('tabindex')])"""
+        )
+        assert any(scrolls for scrolls, _ in codes), codes
+        assert all(focus == "0" for scrolls, focus in codes if scrolls), codes
+        assert all(focus is None for scrolls, focus in codes if not scrolls), codes
+        roles = page.evaluate(
+            "[...document.querySelectorAll('nav.md-code__nav')].map(n => n.getAttribute('role'))"
+        )
+        assert roles, "no copy button"
+        assert set(roles) == {"none"}, roles
+        assert outside == []
+        assert errors == []
+
+
 def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> None:
     """The checks are not blind: each problem, made on a real page, is reported."""
-    with watched_page(browser, server, viewport={"width": 375, "height": 800}) as watched:
+    phone = {"viewport": {"width": 375, "height": 800}, **screens.PHONE}
+    with watched_page(browser, server, **phone) as watched:
         page = watched[0]
         open_page(page, server + "formula/")
         page.wait_for_selector("article pre > .md-code__nav")
@@ -460,7 +489,16 @@ def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> N
                 + '<tr><td data-label="a"><div class="pe-cell"><code style="white-space: nowrap">'
                 + 'x'.repeat(80) + '</code></div></td><td data-label="b"><div class="pe-cell">'
                 + 'b</div></td></tr></tbody></table>'
-                + '<p class="pe-scroll-hint">scroll</p><div>nothing to scroll</div>');
+                + '<p class="pe-scroll-hint">scroll</p><div>nothing to scroll</div>'
+                + '<table data-pe-stack><thead><tr><th>n</th><th></th></tr></thead><tbody>'
+                + '<tr><td data-label="n"><div class="pe-cell">1</div></td><td data-label="">'
+                + '<div class="pe-cell" style="margin-left: 30px">2.5</div></td></tr>'
+                + '<tr><td data-label="n"><div class="pe-cell">2</div></td><td data-label="">'
+                + '<div class="pe-cell">3.5</div></td></tr></tbody></table>'
+                + '<table data-pe-compare><thead><tr><th>name</th><th>n</th></tr></thead><tbody>'
+                + '<tr><td style="position: static">a</td><td style="white-space: nowrap">'
+                + '1 '.repeat(300) + '</td></tr></tbody></table>');
+              document.querySelector('article div.arithmatex').style.width = '60px';
               const code = document.querySelector('article pre > code');
               code.style.borderRight = '0';
               code.insertAdjacentText('afterbegin', 'a_long_line_'.repeat(20) + '\\n');
@@ -472,8 +510,17 @@ def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> N
               link.style.cssText = 'min-height: 0; height: 12px; padding: 0; overflow: hidden';
             }"""
         )
-        found = "\n".join(page.evaluate(screens._LAYOUT, 375))
+        page.evaluate(screens._SETTLED)
+        found = "\n".join(
+            page.evaluate(screens._LAYOUT, 375) + page.evaluate(screens._LAYOUT, 1280)
+        )
     for problem in (
+        "a table of numbers shown as cards",
+        "values of cards not lined up",
+        "a card cut off",
+        "a header cell with no text",
+        "a table that scrolls loses its first column",
+        "formula wider than its box",
         "table row 3",
         "identifier broken in a table",
         "table wider than its column",

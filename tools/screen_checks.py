@@ -48,10 +48,23 @@ from tools.local_site import IDLE_WORKER, is_search_worker, open_page
 
 WIDTHS = (320, 375, 768, 1280)
 AXE_WIDTHS = (375, 1280)
+#: Widths up to this are read as a phone is: in a browser context of its own that
+#: emulates a phone (a touch screen with no hover, a mobile viewport, two device
+#: pixels to a CSS pixel), where each page is loaded again; the wider ones as a
+#: desktop with a mouse. The theme decides some things once, as a page starts
+#: (which code blocks can take the focus, from matchMedia("(hover)")), and
+#: Chromium keeps "(hover: none)" once touch is emulated in a page: resizing one
+#: page through every width read the phones' widths with a desktop's pointer.
+PHONE_MAX = 480
+PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 #: Widths at which the figures each page shows are recorded (first scheme).
 FIGURE_WIDTHS = (375, 1280)
 SCHEMES = ("light", "dark")
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+#: axe's best-practice rules that a reader with a screen reader met on this site (its
+#: other best-practice rules found nothing here): every landmark told apart from the
+#: others of its role, and every header cell with text.
+AXE_RULES = ["landmark-unique", "empty-table-header"]
 # The rules of those tags that read colours: the only ones whose answer can
 # change with the colour scheme (the others read the page's elements, names,
 # roles and layout, which a scheme does not change).
@@ -96,7 +109,11 @@ _STRAY_PERMALINKS = """() => [...document.querySelectorAll(
 
 
 # How the page reads at this width (the window's width is passed in): each
-# problem as one line. A phone (up to 480 px) gets no table row taller than
+# problem as one line. Only a table of prose shows its rows as cards (never one
+# whose values are mostly numbers), every value of its cards starts at the same
+# place, and no card is cut off; a header cell has text; a table to compare that
+# scrolls keeps its first column in view; on a desktop no display formula is
+# wider than its box. A phone (up to 480 px) gets no table row taller than
 # 200 px (a table of prose shows its rows as cards there), and nothing runs past
 # the edge of a card; an identifier in a table is never broken inside a word; a
 # table wider than its column sits in a box that scrolls, with its hint, and no
@@ -116,6 +133,37 @@ _LAYOUT = """(width) => {
     const row = table.querySelector('tbody tr');
     const cards = table.matches('[data-pe-stack]') && row
       && getComputedStyle(row).display === 'block';
+    if (cards) {
+      // Only prose is read as cards: a table of numbers is compared column by column.
+      const values = [...table.querySelectorAll('tbody tr')].flatMap(r => [...r.cells].slice(1))
+        .map(c => c.textContent.replace(/\\s+/g, ' ').trim())
+        .filter(t => t && !/^[\\u2014\\u2013-]$/.test(t));
+      const numbers = values.filter(t => /\\d/.test(t)
+        && (t.match(/[^\\W\\d_]{2,}/g) || []).length <= 1).length;
+      if (table.matches('[data-pe-compare]') || 2 * numbers > values.length) {
+        out.push('a table of numbers shown as cards: ' + name(table.querySelector('th') || table));
+      }
+      // Every value of every card starts at the same place (no ragged column).
+      const starts = [...table.querySelectorAll('td > .pe-cell')].filter(shown)
+        .map(c => c.getBoundingClientRect().left);
+      if (starts.length && Math.max(...starts) - Math.min(...starts) > 1) {
+        out.push('values of cards not lined up: ' + name(table.querySelector('th') || table));
+      }
+      for (const card of table.querySelectorAll('tbody tr')) {
+        if (card.scrollWidth > card.clientWidth + 1) out.push('a card cut off: ' + name(card));
+      }
+    }
+    // A header cell says what it heads (an empty corner is a td, not a th).
+    for (const head of table.querySelectorAll('th')) {
+      if (!head.textContent.trim()) out.push('a header cell with no text: ' + name(table));
+    }
+    // A table to compare that scrolls keeps its first column in view.
+    const first = table.querySelector('tbody tr > :first-child');
+    const wrap = table.closest('.md-typeset__scrollwrap') || table;
+    if (table.matches('[data-pe-compare]') && first && wrap.scrollWidth > wrap.clientWidth + 1
+        && getComputedStyle(first).position !== 'sticky') {
+      out.push('a table that scrolls loses its first column: ' + name(table.querySelector('th')));
+    }
     if (width <= 480 && cards) {
       // A row shown as a card: each cell as wide as the card, its name in it.
       for (const cell of table.querySelectorAll('td')) {
@@ -134,7 +182,7 @@ _LAYOUT = """(width) => {
       }
     }
     // An identifier (no space) is whole, or broken only after a dot, a slash or
-    // an underscore.
+    // an underscore, or between two words of a long CamelCase name.
     for (const code of table.querySelectorAll('code')) {
       if (/\\s/.test(code.textContent.trim()) || code.getClientRects().length < 2) continue;
       const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
@@ -145,7 +193,8 @@ _LAYOUT = """(width) => {
           range.setStart(node, i);
           range.setEnd(node, i + 1);
           const r = range.getBoundingClientRect();
-          if (top !== null && r.top > top + 2 && !/[./_]/.test(before)) bad = true;
+          const camel = /[a-z]/.test(before) && /[A-Z]/.test(node.data[i]);
+          if (top !== null && r.top > top + 2 && !/[./_]/.test(before) && !camel) bad = true;
           if (r.width > 0) top = r.top;
           before = node.data[i];
         }
@@ -199,6 +248,15 @@ _LAYOUT = """(width) => {
     const hidden = [formula, ...formula.querySelectorAll('.katex, .katex-html')].some(e =>
       e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible');
     if (out_of || hidden) out.push('inline formula leaves its line: ' + name(formula));
+  }
+  // On a desktop every display formula fits its box: none is cut at the edge.
+  if (width >= 1024) {
+    for (const box of document.querySelectorAll('article div.arithmatex, article .katex-display')) {
+      if (shown(box) && box.scrollWidth > box.clientWidth + 1) {
+        out.push('formula wider than its box by ' + (box.scrollWidth - box.clientWidth) + ' px: '
+          + name(box.querySelector('.katex-mathml') || box));
+      }
+    }
   }
   for (const dialog of document.querySelectorAll('[role=dialog]')) {
     const named = (dialog.getAttribute('aria-label') || '').trim()
@@ -505,7 +563,7 @@ def _scheme(page: Any, scheme: str) -> None:
 def _axe(
     page: Any, disabled: set[str], *, recheck: bool = False, colours_only: bool = False
 ) -> Any:
-    """Run axe's WCAG rules on the page; with `recheck`, the colour rules only on marked samples.
+    """Run axe's WCAG rules and `AXE_RULES` on the page; `recheck`: colours only on samples.
 
     With `recheck`, the colour-contrast rule looks only at the elements that
     `_MARK_UNSEEN` marked (``data-pe-recheck``) and link-in-text-block only at
@@ -515,7 +573,7 @@ def _axe(
     ``[rule, node count, up to three examples]`` for each violation.
     """
     return page.evaluate(
-        """async ([tags, disabled, recheck, colours]) => {
+        """async ([tags, extra, disabled, recheck, colours]) => {
           const rules = Object.fromEntries(disabled.map(r => [r, {enabled: false}]));
           const only = [{id: 'color-contrast', selector: '[data-pe-recheck]'},
             {id: 'link-in-text-block',
@@ -523,6 +581,8 @@ def _axe(
           const runOnly = colours
             ? {type: 'rule', values: colours.filter(r => !disabled.includes(r))}
             : {type: 'tag', values: tags};
+          // A rule named in options.rules runs beside the tags' rules (not in colours' runs).
+          for (const r of extra) if (!disabled.includes(r)) rules[r] = {enabled: true};
           if (recheck) axe.configure({rules: only});
           try {
             const r = await axe.run({exclude: [['.katex-html']]},
@@ -534,7 +594,7 @@ def _axe(
             if (recheck) axe.reset();
           }
         }""",
-        [AXE_TAGS, sorted(disabled), recheck, COLOUR_RULES if colours_only else None],
+        [AXE_TAGS, AXE_RULES, sorted(disabled), recheck, COLOUR_RULES if colours_only else None],
     )
 
 
@@ -552,7 +612,11 @@ def check(
     figure_widths: Iterable[int] = FIGURE_WIDTHS,
     search: bool = True,
 ) -> Result:
-    """Load every page once; in each scheme resize it through `widths`, run axe at `axe_widths`.
+    """Load every page as a desktop and as a phone; in each scheme resize it through `widths`.
+
+    The widths up to `PHONE_MAX` are read in a phone's browser context (`PHONE`:
+    touch, no hover, a mobile viewport), the others in a desktop's; axe runs at
+    `axe_widths`.
 
     `skip_axe` maps a page path to axe rule ids not run there (none by default);
     `prepare` maps a page path to a script run on it once it has loaded, before
@@ -573,11 +637,15 @@ def check(
     schemes = list(schemes)
     every_rule = set(schemes if every_rule_in is None else every_rule_in)
     seen: dict[str, set[str]] = {scheme: set() for scheme in schemes}  # text signatures checked
-    context = browser.new_context(
-        viewport={"width": widths[0], "height": HEIGHT}, color_scheme=schemes[0]
-    )
-    context.add_init_script(_WATCH_TRANSITIONS)
-    page = context.new_page()
+    # The desktop's widths, then the phone's (`PHONE_MAX`): each in its own context.
+    devices = [
+        group
+        for group in (
+            [w for w in widths if w > PHONE_MAX],
+            [w for w in widths if w <= PHONE_MAX],
+        )
+        if group
+    ]
 
     def route(route: Any) -> None:
         url = route.request.url
@@ -593,79 +661,106 @@ def check(
         if counting[0]:
             facts.fetched.append(request.url)
 
-    page.route("**/*", route)
-    page.on("console", lambda msg: facts.errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: facts.errors.append(str(error)))
-    page.on("requestfinished", finished)
+    contexts, pages = [], []
+    for group in devices:
+        phone = PHONE if group[0] <= PHONE_MAX else {}
+        context = browser.new_context(
+            viewport={"width": group[0], "height": HEIGHT}, color_scheme=schemes[0], **phone
+        )
+        context.add_init_script(_WATCH_TRANSITIONS)
+        contexts.append(context)
+        page = context.new_page()
+        page.route("**/*", route)
+        page.on(
+            "console", lambda msg: facts.errors.append(msg.text) if msg.type == "error" else None
+        )
+        page.on("pageerror", lambda error: facts.errors.append(str(error)))
+        page.on("requestfinished", finished)
+        pages.append(page)
     try:
         for path in paths:
             facts = result.pages[path] = PageFacts()
-            counting[0] = True
-            open_page(page, base + path.lstrip("/"))
-            result.loads += 1
-            if prepare and path in prepare:
-                page.evaluate(prepare[path])
-            if page.locator(".arithmatex").count():
-                page.wait_for_function(MATH_READY, timeout=15_000)
-            _load_figures(page)
-            page.evaluate("document.fonts.ready")
-            result.rendering += [f"{path}: {problem}" for problem in page.evaluate(_RENDERED)]
-            counting[0] = False
-            page.add_style_tag(content=_STILL)
-            page.evaluate(axe)
-            for turn, scheme in enumerate(schemes):
-                # Switched as the toggle does, on the loaded page; the widths are walked
-                # down in one scheme and back up in the next, so no width is visited twice
-                # in a row and the next page starts at the width this one ends at.
-                _scheme(page, scheme)
-                for formula in page.evaluate(_MATH_INK):
-                    result.violations.append(
-                        f"{path} {scheme}: math-ink: {formula} is drawn in a colour or"
-                        " on a background of its own, which axe does not check"
-                    )
-                for width in widths if turn % 2 == 0 else widths[::-1]:
-                    if (page.viewport_size or {}).get("width") != width:
-                        page.set_viewport_size({"width": width, "height": HEIGHT})
-                    page.evaluate(_SETTLED)
-                    result.checks += 1
-                    if turn == 0 and width in figure_widths:
-                        _load_figures(page)
-                        facts.figures[width] = [tuple(f) for f in page.evaluate(_FIGURES)]
-                        facts.tables[width] = [
-                            (tuple(names), over) for names, over in page.evaluate(_TABLES)
-                        ]
-                    overflow, wide = page.evaluate(_OVERFLOW)
-                    if overflow > 0:
-                        result.sideways.append(
-                            f"{path} {width}px {scheme}: scrolls sideways by {overflow}px ({wide})"
-                        )
-                    stray = page.evaluate(_STRAY_PERMALINKS)
-                    if stray:
-                        result.stray_permalinks.append(
-                            f"{path} {width}px {scheme}: a heading ends in a blank line ({stray})"
-                        )
-                    result.layout += [
-                        f"{path} {width}px {scheme}: {problem}"
-                        for problem in page.evaluate(_LAYOUT, width)
+            for device, (group, page) in enumerate(zip(devices, pages, strict=True)):
+                counting[0] = device == 0
+                open_page(page, base + path.lstrip("/"))
+                result.loads += 1
+                if prepare and path in prepare:
+                    page.evaluate(prepare[path])
+                if page.locator(".arithmatex").count():
+                    page.wait_for_function(MATH_READY, timeout=15_000)
+                _load_figures(page)
+                page.evaluate("document.fonts.ready")
+                if device == 0:
+                    result.rendering += [
+                        f"{path}: {problem}" for problem in page.evaluate(_RENDERED)
                     ]
-                    if width in axe_widths:
-                        disabled = set((skip_axe or {}).get(path, set()))
-                        # Contrast only for text drawn unlike any checked before.
-                        fresh = page.evaluate(_MARK_UNSEEN, sorted(seen[scheme]))
-                        found = _axe(
-                            page, disabled, recheck=True, colours_only=scheme not in every_rule
+                counting[0] = False
+                page.add_style_tag(content=_STILL)
+                page.evaluate(axe)
+                width_now = group[0]
+                for turn, scheme in enumerate(schemes):
+                    # Switched as the toggle does, on the loaded page; the widths are walked
+                    # down in one scheme and back up in the next, so no width is visited twice
+                    # in a row.
+                    _scheme(page, scheme)
+                    for formula in page.evaluate(_MATH_INK):
+                        result.violations.append(
+                            f"{path} {scheme}: math-ink: {formula} is drawn in a colour or"
+                            " on a background of its own, which axe does not check"
                         )
-                        seen[scheme].update(fresh)
-                        result.contrast_checked += len(fresh)
-                        result.axe_runs += 1
-                        for rule, count, examples in found:
-                            result.violation_nodes += count
-                            result.violations.append(
-                                f"{path} {width}px {scheme}: {rule} x{count}: {examples}"
+                    for width in group if turn % 2 == 0 else group[::-1]:
+                        if width != width_now:
+                            page.set_viewport_size({"width": width, "height": HEIGHT})
+                            width_now = width
+                        page.evaluate(_SETTLED)
+                        record = turn == 0 and width in figure_widths
+                        _check_view(page, path, width, scheme, record, result, facts)
+                        if width in axe_widths:
+                            disabled = set((skip_axe or {}).get(path, set()))
+                            # Contrast only for text drawn unlike any checked before.
+                            fresh = page.evaluate(_MARK_UNSEEN, sorted(seen[scheme]))
+                            found = _axe(
+                                page, disabled, recheck=True, colours_only=scheme not in every_rule
                             )
+                            seen[scheme].update(fresh)
+                            result.contrast_checked += len(fresh)
+                            result.axe_runs += 1
+                            for rule, count, examples in found:
+                                result.violation_nodes += count
+                                result.violations.append(
+                                    f"{path} {width}px {scheme}: {rule} x{count}: {examples}"
+                                )
     finally:
-        context.close()
+        for context in contexts:
+            context.close()
     return result
+
+
+def _check_view(
+    page: Any, path: str, width: int, scheme: str, record: bool, result: Result, facts: PageFacts
+) -> None:
+    """Read one view of a page: sideways scrolling, stray permalinks, `_LAYOUT`.
+
+    With `record`, its figures and tables are recorded too (`PageFacts`).
+    """
+    result.checks += 1
+    if record:
+        _load_figures(page)
+        facts.figures[width] = [tuple(f) for f in page.evaluate(_FIGURES)]
+        facts.tables[width] = [(tuple(names), over) for names, over in page.evaluate(_TABLES)]
+    overflow, wide = page.evaluate(_OVERFLOW)
+    if overflow > 0:
+        result.sideways.append(
+            f"{path} {width}px {scheme}: scrolls sideways by {overflow}px ({wide})"
+        )
+    stray = page.evaluate(_STRAY_PERMALINKS)
+    if stray:
+        result.stray_permalinks.append(
+            f"{path} {width}px {scheme}: a heading ends in a blank line ({stray})"
+        )
+    result.layout += [
+        f"{path} {width}px {scheme}: {problem}" for problem in page.evaluate(_LAYOUT, width)
+    ]
 
 
 def _load_figures(page: Any) -> None:

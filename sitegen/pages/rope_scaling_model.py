@@ -353,7 +353,14 @@ def reading() -> str:
         f"({compare(('yarn@target', longest, far), ('none', longest, far), _SEEDS)}); static "
         f"NTK-aware for {scale}× leaves {past['ntk']} and retrieves "
         f"{a('ntk@target', longest, far)} "
-        f"({compare(('ntk@target', longest, far), ('none', longest, far), _SEEDS)})."
+        f"({compare(('ntk@target', longest, far), ('none', longest, far), _SEEDS)}). "
+        f"Position interpolation also leaves {_count(past['linear'])} pair"
+        f"{'' if past['linear'] == 1 else 's'} past its arc and retrieves "
+        f"{a('linear@target', longest, far)} "
+        f"({compare(('linear@target', longest, far), ('none', longest, far), _SEEDS)}): "
+        "keeping every pair inside its trained arc is not enough on its own; "
+        "interpolation also slows the fast pairs that tell neighbouring characters apart "
+        "(exercise 2)."
     )
     # 2. The setting: 8x from the start, or matched to the length served.
     for rule in ("linear", "yarn"):
@@ -367,8 +374,10 @@ def reading() -> str:
             + f".* Configured for {scale}× it retrieves {a(target, train)} at the trained "
             f"length, {at_train} the unscaled {a('none', train)}; matched (s = 1 there, the "
             f"unscaled model) it loses nothing. At {double}, matched (s = 2) gives "
-            f"{a(matched, double)} against {a(target, double)} for {scale}×: {at_double}. At "
-            f"{longest} the two settings are the same rule (s = {scale}): {a(target, longest)}."
+            f"{a(matched, double)} against {a(target, double)} for {scale}×: {at_double}; "
+            f"against the unscaled model's {a('none', double)} there, matched is "
+            f"{compare((matched, double, acc), ('none', double, acc))} it. At {longest} the "
+            f"two settings are the same rule (s = {scale}): {a(target, longest)}."
         )
     # 3. Dynamic NTK with transformers' factor against static NTK.
     lines.append(

@@ -12,6 +12,7 @@
 #   make weight  build, then load every page in Chromium and print its weight
 #   make screens build, then check every page at 4 widths x 2 schemes (axe, overflow)
 #   make lighthouse  build, then run Lighthouse (mobile) on every page, served compressed
+#   make blocking  build, then measure what the site's own scripts add to a phone's main thread
 #   make readme  write the measured figures into README.md's Development section
 #   make lock    re-resolve constraints.txt from pyproject.toml with uv (maintainers)
 #   make katex   re-fetch the pinned KaTeX from npm into vendor/ and docs/assets/katex/ (maintainers)
@@ -32,7 +33,7 @@ NO_DEPS := keras-hub timm
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: hooks setup setup-serve serve build test lint bench bench-cuda trained archive timing weight screens lighthouse readme clean lock katex
+.PHONY: hooks setup setup-serve serve build test lint bench bench-cuda trained archive timing weight screens lighthouse blocking readme clean lock katex
 
 setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
@@ -41,7 +42,7 @@ setup-serve: $(SERVE_STAMP)
 define VENV_BOOTSTRAP
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "pe needs Python 3.10 or newer; found " + sys.version.split()[0])'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -c constraints.txt pip hatchling editables
+	$(BIN)/python -m pip install --quiet --no-compile -c constraints.txt pip hatchling editables
 endef
 
 $(STAMP): pyproject.toml constraints.txt
@@ -50,9 +51,12 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt $(NO_DEPS)
 	touch $(STAMP) $(SERVE_STAMP)
 
+# --no-compile: Python compiles a module as it is first imported, and serving
+# imports a fraction of what is installed (compiling all of it up front was a
+# quarter of make serve's install on two cores).
 $(SERVE_STAMP): pyproject.toml constraints.txt
 	$(VENV_BOOTSTRAP)
-	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e ".[$(SERVE_EXTRAS)]"
+	$(BIN)/python -m pip install --quiet --no-compile --no-build-isolation -c constraints.txt -e ".[$(SERVE_EXTRAS)]"
 	touch $(SERVE_STAMP)
 
 # PE_SERVE=1: a block or figure that needs torch (or a library the Conventions
@@ -96,6 +100,12 @@ screens: build
 # performance or under 100 for accessibility, best practices or SEO.
 lighthouse: build
 	$(BIN)/python -m tools.lighthouse site --record; status=$$?; $(BIN)/python -m tools.readme && exit $$status
+
+# Every page loaded as a 4x slower phone with the site's own scripts and without them
+# (Chromium's trace of the main thread); writes benchmarks/results/blocking.json;
+# fails if the scripts add 150 ms or more of total blocking time to a page.
+blocking: build
+	$(BIN)/python -m tools.blocking site --record
 
 # The README's figures, from benchmarks/results/ (bench, timing, weight, screens and
 # lighthouse run it too, also when a target is missed: the README then shows the miss).

@@ -238,8 +238,10 @@ def fresh_clone_serve(scratch: Path) -> tuple[float, dict[str, object]]:
         "pip_cache": {
             "bytes_before": pip_before,
             "bytes_added": pip_after - pip_before,
-            # Warm: the install found every package in it (it added under a megabyte).
+            # Warm: nothing was downloaded (a download lands in the cache): every package
+            # came from the cache or from local wheels (pip's find-links).
             "warm": pip_after - pip_before < 2**20,
+            "find_links": os.environ.get("PIP_FIND_LINKS", ""),
         },
         "torch_installed": any((clone / ".venv").glob("lib/python*/site-packages/torch")),
     }

@@ -150,12 +150,23 @@ def _fresh_clone_row(timing: dict[str, Any]) -> list[str]:
     if "fresh_clone_serve_seconds" not in timing:
         return []
     clone = timing["fresh_clone_serve"]
+    cache = clone["pip_cache"]
+    warm = cache.get("warm") if isinstance(cache, dict) else True
+    source = "from pip's cache (warm)" if warm else "with pip's cache cold (downloaded)"
+    figures = clone.get("figures_shown_seconds")
+    shown = (
+        f"; the pages come first, every figure is shown at {figures:.0f} s"
+        if figures is not None
+        else ""
+    )
+    load = clone.get("load_average", {}).get("before")
+    at_load = f" (load average {load[0]:.1f})" if load else ""
     return [
         f"| fresh clone to first page | {timing['fresh_clone_serve_seconds']:.0f} s (target < "
-        f"{timing['targets']['fresh_clone_serve_seconds']:.0f} s): `git clone`, then `make serve` "
-        f"installs {clone['env_bytes'] / 2**20:.0f} MiB "
+        f"{timing['targets']['fresh_clone_serve_seconds']:.0f} s){at_load}: `git clone`, then "
+        f"`make serve` installs {clone['env_bytes'] / 2**20:.0f} MiB "
         f"({'with' if clone['torch_installed'] else 'no'} torch) in "
-        f"{clone['install_seconds']:.0f} s from pip's cache and builds with no figure cache "
+        f"{clone['install_seconds']:.0f} s {source} and builds with no figure cache{shown} "
         "| `make timing` |",
         f"| install sizes | `make serve`'s `.venv`: {clone['env_bytes'] / 2**20:.0f} MiB; "
         f"`make test`'s: {clone['full_env_bytes'] / 2**30:.1f} GiB, of which torch (a CPU-only "

@@ -1596,7 +1596,7 @@ def _analyse_cache(
     }[form]
     if head_dim is None:
         head_dim = rotary_dim
-        note = " (head_dim not given: taken as the rotated width)"
+        note = " (not given: the rotated width; a partial rotary cannot be seen)"
     else:
         note = ""
         if rotary_dim > head_dim:

@@ -1215,15 +1215,20 @@ def identify_rope(
           cos/sin of `rotary` when passed, else a reference cache laid out as
           transformers lays it out (``cat(freqs, freqs)``, base 10000, at one
           length), so that only the pairs it turns are identified;
-        * ``rotary(x, position_ids) -> (cos, sin)`` (two required
-          parameters: a transformers rotary module such as
-          ``LlamaRotaryEmbedding(config)``), whose tables are read as a cache;
-        * ``f(q, k, positions) -> (q', k')`` otherwise, positions an int64
-          array or tensor of shape ``(seq,)`` (retried as ``(1, seq)`` if that
-          raises).
+        * ``f(q, k, positions) -> (q', k')`` (a second parameter whose name
+          starts with ``k``), positions an int64 array or tensor of shape
+          ``(seq,)`` (retried as ``(1, seq)`` if that raises);
+        * ``rotary(x, position_ids) -> (cos, sin)`` (a parameter named
+          ``position_ids``, or two required parameters: a transformers rotary
+          module such as ``LlamaRotaryEmbedding(config)``), whose tables are
+          read as a cache; one complex table returned instead (DeepSeek-V2's
+          and Llama 4's ``freqs_cis``) is read as interleaved pairs, and a
+          rotary that takes ``layer_type`` (Gemma 3's) is given `layer_type`;
+        * ``f(q, k, positions)`` otherwise.
 
         Queries and keys are ``(1, head_dim, seq, head_dim)``: one basis
-        vector per head. Torch objects get float32 tensors, others float32
+        vector per head. Torch objects (modules, tensors, functions whose code
+        reads torch or a torch object) get float32 tensors, others float32
         numpy arrays. A pair ``(cos, sin)`` (numpy or torch, shape
         ``(positions, width)`` with leading dimensions of size 1) is read as
         a cache whose row ``p`` is position ``p``, and one complex table as

@@ -1240,6 +1240,7 @@ def _family(model_type: Any, config: Mapping[str, Any], where: str) -> Family | 
 def _family_defaults(reading: _Reading, *, translated: bool) -> None:
     """Fill in what the file leaves out, as the family's configuration class does."""
     family, config = reading.family, reading.config
+    _read_interleave(reading)
     if family is None:
         return
     if isinstance(family.base, tuple):
@@ -1278,8 +1279,7 @@ def _family_defaults(reading: _Reading, *, translated: bool) -> None:
         name in config for name in ("partial_rotary_factor", "rotary_pct", "rope_pct", "rotary_dim")
     ):
         reading.default_fraction = family.fraction
-    interleave = config.get("rope_interleave", family.interleave)
-    if interleave:
+    if family.interleave is not None and config.get("rope_interleave", family.interleave):
         where = (
             reading.key("rope_interleave")
             if "rope_interleave" in config
@@ -1293,6 +1293,39 @@ def _family_defaults(reading: _Reading, *, translated: bool) -> None:
             f"pe could not find the pair layout of model type {reading.model_type!r} in "
             "transformers' modeling code; halves (concatenated) is assumed: pass layout= if "
             "the model turns interleaved pairs"
+        )
+
+
+def _read_interleave(reading: _Reading) -> None:
+    """``rope_interleave``: read where the model reads it, refused where it would be ignored.
+
+    A config without a model type is read as the key says. A family whose configuration
+    class has the attribute (DeepSeek-V3 and its kin) reads it in its attention; any
+    other family's modeling code never looks at it, so a value that contradicts the
+    pairs that code turns is refused rather than silently dropped (transformers drops it).
+    """
+    config, family = reading.config, reading.family
+    if "rope_interleave" not in config:
+        return
+    value = config["rope_interleave"]
+    if not isinstance(value, bool):
+        raise TypeError(
+            f"{reading.key('rope_interleave')} must be true or false; got {_show(value)}"
+        )
+    if family is None:
+        layout = "interleaved" if value else "concatenated"
+        reading.layout = (layout, reading.key("rope_interleave"))
+        return
+    if family.interleave is not None:
+        return  # read with the family's default in _family_defaults
+    turned = family.layout or "concatenated"
+    if value != (turned == "interleaved"):
+        raise ValueError(
+            f"{reading.key('rope_interleave')} is {str(value).lower()}, but model type "
+            f"{reading.model_type!r} does not read rope_interleave: its attention turns "
+            f"{turned} pairs whatever the key says (transformers ignores it); drop the key "
+            "(and pass layout= to RotaryEmbedding.from_config if your own code turns the "
+            "other pairs)"
         )
 
 

@@ -398,6 +398,12 @@ REFUSALS: list[tuple[dict[str, Any], dict[str, Any], type[Exception], str]] = [
     ({"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 2,
       "rope_scaling": {"rope_type": "dynamic", "factor": 2.0, "alpha": 3.0}}, {}, ValueError,
      r"\['alpha'\]=3.0: Hunyuan"),
+    # Llama's attention turns halves whatever rope_interleave says (transformers drops it).
+    ({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2,
+      "rope_interleave": True}, {}, ValueError,
+     r"\['rope_interleave'\] is true, but model type 'llama' does not read"),
+    ({"head_dim": 64, "rope_interleave": 1}, {}, TypeError,
+     r"\['rope_interleave'\] must be true or false; got 1"),
 ]  # fmt: skip
 
 
@@ -407,6 +413,27 @@ def test_what_pe_does_not_read_is_refused_by_name(
 ) -> None:
     with pytest.raises(error, match=message):
         RotaryEmbedding.from_config(config, **options)
+
+
+@pytest.mark.parametrize("interleave", [True, False])
+def test_rope_interleave_without_a_model_type_turns_the_pairs_it_names(interleave: bool) -> None:
+    """Read as the key says (it was once dropped, leaving halves); checked against pairs
+    written here: (2i, 2i + 1) when interleaved, (i, i + d/2) when not."""
+    rope = RotaryEmbedding.from_config({"head_dim": 8, "rope_interleave": interleave})
+    positions = np.array([0, 1, 5, 40])
+    x = torch.randn(1, 1, positions.size, 8, dtype=torch.float64)
+    turned = rope.rotate(x, positions=torch.from_numpy(positions)).numpy()[0, 0]
+    pairs = [(2 * i, 2 * i + 1) if interleave else (i, i + 4) for i in range(4)]
+    expected = x.numpy()[0, 0].copy()
+    for i, (a, b) in enumerate(pairs):
+        angle = positions * 10000.0 ** (-2 * i / 8)
+        first, second = x.numpy()[0, 0, :, a], x.numpy()[0, 0, :, b]
+        expected[:, a] = first * np.cos(angle) - second * np.sin(angle)
+        expected[:, b] = first * np.sin(angle) + second * np.cos(angle)
+    np.testing.assert_allclose(turned, expected, rtol=1e-6, atol=1e-6)
+    assert ("layout", "config['rope_interleave']") in pe.read_config(
+        {"head_dim": 8, "rope_interleave": interleave}
+    ).kinds[0].sources
 
 
 def test_explain_prints_what_the_reading_holds_and_its_json_form_is_the_same() -> None:

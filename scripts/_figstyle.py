@@ -33,6 +33,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+from matplotlib.ticker import LogFormatterMathtext
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -111,6 +112,10 @@ def rc(theme: Theme) -> dict[RcKeyType, Any]:
 # 375 px phone, a 4.0 in figure is drawn at 0.89 of its size: 9 pt text at 10.7 px.
 PHONE_WIDTH = 4.0
 PHONE_MIN_FONT = 9.0
+# A log axis labels its ticks 10^k or 2^k in mathtext, whose exponent is set at
+# 0.7 of the label's size: at 9 pt it was drawn at about 8 px on a phone. Such an
+# axis' tick labels are 12 pt there, so the exponent is 8.4 pt (10 px at 0.89).
+PHONE_EXPONENT_FONT = 12.0
 
 
 def phone_layout(figure: Figure) -> Figure:
@@ -129,7 +134,9 @@ def phone_layout(figure: Figure) -> Figure:
     for axes in figure.axes:  # tick labels made at drawing time take the axis' size
         for axis in (axes.xaxis, axes.yaxis):
             sizes = [float(label.get_fontsize()) for label in axis.get_ticklabels(which="both")]
-            if sizes and min(sizes) < PHONE_MIN_FONT:
+            if isinstance(axis.get_major_formatter(), LogFormatterMathtext):
+                axis.set_tick_params(which="both", labelsize=PHONE_EXPONENT_FONT)
+            elif sizes and min(sizes) < PHONE_MIN_FONT:
                 axis.set_tick_params(which="both", labelsize=PHONE_MIN_FONT)
     for text in figure.findobj(Text):
         if text.get_text() and float(text.get_fontsize()) < PHONE_MIN_FONT:

@@ -20,7 +20,10 @@ def draw(theme: Theme) -> Figure:
     omega = pe.frequencies(D_MODEL)
     wavelengths = pe.wavelengths(D_MODEL)
     smooth = np.linspace(0, LENGTH - 1, 400)
-    figure, rows = plt.subplots(len(PAIRS), 1, figsize=(7.2, 5.0), sharex=True)
+    # On a phone each panel has a two-line title and its legend above it: a taller
+    # canvas keeps every panel over 100 px tall (at 5 in, pair 0's was 40 px).
+    size = (4.0, 7.6) if theme.phone else (7.2, 5.0)
+    figure, rows = plt.subplots(len(PAIRS), 1, figsize=size, sharex=True)
     for axes, pair, colour in zip(rows, PAIRS, theme.series, strict=False):
         # The table holds samples at integer positions of two continuous waves.
         axes.plot(smooth, np.sin(smooth * omega[pair]), color=colour, lw=0.8, alpha=0.45)

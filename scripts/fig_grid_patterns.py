@@ -22,6 +22,11 @@ COLUMNS = (
 TOKEN = (5, 9)  # row, column of the token whose similarities are drawn
 
 
+# Text size (points): on a laptop the figure is drawn at about its own size, so
+# 9 pt is 11.5 px there (matplotlib's "small", 8.3 pt, was 10-11 px).
+TEXT = 9
+
+
 def draw(theme: Theme) -> Figure:
     table = pe.grid_sincos(SIZE, DIM, dtype=np.float64)
     shape, size = ((3, 2), (4.0, 6.4)) if theme.phone else ((2, 3), (7.2, 5.0))
@@ -29,7 +34,7 @@ def draw(theme: Theme) -> Figure:
     panels = list(axes.flat)
     for ax, (column, title) in zip(panels[:4], COLUMNS, strict=True):
         ax.imshow(table[:, column].reshape(SIZE, SIZE), cmap=theme.diverging, vmin=-1, vmax=1)
-        ax.set_title(f"column {column}: {title}", color=theme.text, fontsize="small")
+        ax.set_title(f"column {column}: {title}", color=theme.text, fontsize=TEXT)
     token = TOKEN[0] * SIZE + TOKEN[1]
     layouts: tuple[tuple[pe.GridLayout, str], ...] = (
         ("mae", "MAE layout"),
@@ -40,14 +45,14 @@ def draw(theme: Theme) -> Figure:
         similarity = grid @ grid[token] / (DIM / 2)
         image = ax.imshow(similarity.reshape(SIZE, SIZE), cmap=theme.sequential)
         ax.plot(TOKEN[1], TOKEN[0], marker="+", color=theme.text, markersize=10)
-        title = f"similarity to token {TOKEN},{chr(10) if theme.phone else ' '}{label}"
-        ax.set_title(title, color=theme.text, fontsize="small")
+        title = f"similarity to token {TOKEN},\n{label}"
+        ax.set_title(title, color=theme.text, fontsize=TEXT)
         bar = figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
-        bar.ax.tick_params(colors=theme.muted, labelcolor=theme.text, labelsize="small")
+        bar.ax.tick_params(colors=theme.muted, labelcolor=theme.text, labelsize=TEXT)
     for ax in panels:
-        ax.set_xlabel("column x", fontsize="small")
-        ax.set_ylabel("row y", fontsize="small")
-        ax.tick_params(labelsize="small")
+        ax.set_xlabel("column x", fontsize=TEXT)
+        ax.set_ylabel("row y", fontsize=TEXT)
+        ax.tick_params(labelsize=TEXT)
     return figure
 
 

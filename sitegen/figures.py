@@ -451,9 +451,9 @@ def placeholder(name: str, caption: str) -> str:
     >>> "scripts/fig_rotation.py" in lines[1] and "reloads by itself" in lines[1]
     True
     """
-    note = (
-        f"<p><strong>Drawing this figure</strong> (<code>scripts/fig_{name}.py</code>): "
-        "this page reloads by itself once it is drawn.</p>"
+    note = (  # in the drawings' place, inline like them: the caption follows as for a figure
+        f"**Drawing this figure** (`scripts/fig_{name}.py`): "
+        "this page reloads by itself once it is drawn."
     )
     lines = [f'<figure markdown="span" class="{PLACEHOLDER}">', f"  {note}"]
     lines += [f"  <figcaption>{caption}</figcaption>", "</figure>"]

@@ -188,8 +188,9 @@ def limits() -> str:
         "ranges overlap are not ordered here. The published comparisons at scale to read "
         "beside it: Press et al. train the same language model with sinusoidal, "
         "rotary, T5 bias and ALiBi on WikiText-103 and evaluate it far past the training "
-        "length (Figure 1; section 4);[^alibi] Kazemnejad et al. compare NoPE with the "
+        "length (Figure 1; section 4); Kazemnejad et al. compare NoPE with the "
         "explicit encodings in decoder-only models on synthetic tasks, where NoPE "
         "generalises to longer inputs at least as well, and prove that a causal decoder "
-        "without an encoding can represent absolute positions (their Theorem 1).[^nope]"
+        "without an encoding can represent absolute positions (their Theorem 1). Both are "
+        "cited below."
     )

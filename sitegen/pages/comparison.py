@@ -191,6 +191,5 @@ def limits() -> str:
         "length (Figure 1; section 4); Kazemnejad et al. compare NoPE with the "
         "explicit encodings in decoder-only models on synthetic tasks, where NoPE "
         "generalises to longer inputs at least as well, and prove that a causal decoder "
-        "without an encoding can represent absolute positions (their Theorem 1). Both are "
-        "cited below."
+        "without an encoding can represent absolute positions (their Theorem 1)."
     )

@@ -482,6 +482,6 @@ def limits() -> str:
             "effective context after fine-tuning, against direct fine-tuning that extends "
             "it little); Peng et al. compare PI, NTK-aware and YaRN on Llama 2 (section 4; "
             "Figure 1, sliding-window perplexity to 128k) and introduce dynamic scaling "
-            "without fine-tuning (section 3.3); both are cited below.",
+            "without fine-tuning (section 3.3).",
         ]
     )

@@ -160,10 +160,14 @@ def _fresh_clone_row(timing: dict[str, Any]) -> list[str]:
         else ""
     )
     load = clone.get("load_average", {}).get("before")
-    at_load = f" (load average {load[0]:.1f})" if load else ""
+    at_load = (
+        f" at load average {load[0]:.1f} on {timing['machine']['logical_cpus']} cores"
+        if load
+        else ""
+    )
     return [
-        f"| fresh clone to first page | {timing['fresh_clone_serve_seconds']:.0f} s (target < "
-        f"{timing['targets']['fresh_clone_serve_seconds']:.0f} s){at_load}: `git clone`, then "
+        f"| fresh clone to first page | {timing['fresh_clone_serve_seconds']:.0f} s{at_load} "
+        f"(target < {timing['targets']['fresh_clone_serve_seconds']:.0f} s): `git clone`, then "
         f"`make serve` installs {clone['env_bytes'] / 2**20:.0f} MiB "
         f"({'with' if clone['torch_installed'] else 'no'} torch) in "
         f"{clone['install_seconds']:.0f} s {source} and builds with no figure cache{shown} "

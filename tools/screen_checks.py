@@ -392,7 +392,9 @@ _FIGURES = """() => [...document.querySelectorAll('article figure img')]
 # it scrolls sideways in its box (the theme's scroll wrapper, or the table).
 _TABLES = """() => [...document.querySelectorAll('article table')].map(t => {
   const box = t.closest('.md-typeset__scrollwrap') || t;
-  const names = [...t.querySelectorAll('thead th')].slice(0, 2).map(h => h.textContent.trim());
+  // (an empty corner of a table with row headers is a td)
+  const names = [...t.querySelectorAll('thead :is(th, td)')].slice(0, 2)
+    .map(h => h.textContent.trim());
   return [names, box.scrollWidth - box.clientWidth];
 })"""
 

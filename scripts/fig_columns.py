@@ -59,7 +59,9 @@ def draw(theme: Theme) -> Figure:
         else:
             axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     rows[-1].set_xlabel("position p")
-    figure.suptitle(f"Columns of the encoding, d_model = {D_MODEL}", color=theme.text)
+    figure.suptitle(
+        rf"Columns of the encoding, $d_{{\mathrm{{model}}}} = {D_MODEL}$", color=theme.text
+    )
     figure.tight_layout()
     return figure
 

@@ -60,7 +60,7 @@ def draw(theme: Theme) -> Figure:
     for axes, first, last in ((near, 0, NEAR), (far, 1, FAR)):
         axes.axhline(0, color=theme.muted, lw=0.8)
         axes.set_xlim(first, last)
-        axes.set_ylabel("PE(p)·PE(p+k) / (d/2)")
+        axes.set_ylabel(r"$PE(p) \cdot PE(p+k)\,/\,(d/2)$")
         axes.grid(True, axis="y")
     near.set_title(f"offsets 0 to {NEAR}: ripples on the way down")
     gap = "\n" if theme.phone else " "

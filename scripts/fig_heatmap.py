@@ -19,7 +19,9 @@ def draw(theme: Theme) -> Figure:
     image = axes.imshow(table, cmap=theme.diverging, vmin=-1, vmax=1, aspect="auto")
     axes.set_xlabel("dimension (even: sin, odd: cos)")
     axes.set_ylabel("position")
-    axes.set_title(f"Sinusoidal encoding, {LENGTH} positions × d_model = {D_MODEL}")
+    axes.set_title(
+        rf"Sinusoidal encoding, {LENGTH} positions × $d_{{\mathrm{{model}}}} = {D_MODEL}$"
+    )
     bar = figure.colorbar(image, ax=axes, fraction=0.04, pad=0.02)
     bar.outline.set_edgecolor(theme.muted)
     bar.ax.tick_params(colors=theme.muted, labelcolor=theme.text)

@@ -27,7 +27,10 @@ def draw(theme: Theme) -> Figure:
     assert image is not None
     bar = figure.colorbar(image, ax=panels, fraction=0.04, pad=0.02)
     bar.outline.set_edgecolor(theme.muted)
-    figure.suptitle(f"d_model = {D_MODEL}: short sequences use only the left columns", fontsize=10)
+    figure.suptitle(
+        rf"$d_{{\mathrm{{model}}}} = {D_MODEL}$: short sequences use only the left columns",
+        fontsize=10,
+    )
     return figure
 
 

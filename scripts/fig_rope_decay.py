@@ -72,8 +72,8 @@ def draw(theme: Theme) -> Figure:
     left.set_ylim(0, 1.02)
     left.set_ylabel("RoFormer's bound / its value at r = 0")
     left.set_title("(a) the upper bound")
-    right.set_ylabel("mean over pairs of cos(r θ_i)")
-    right.set_title("(b) B_r / (d/2), Men et al.")
+    right.set_ylabel(r"mean over pairs of $\cos(r\,\theta_i)$")
+    right.set_title(r"(b) $B_r\,/\,(d/2)$, Men et al.")
     figure.legend(loc="outside lower center", ncols=1 if theme.phone else 2, fontsize=8)
     return figure
 

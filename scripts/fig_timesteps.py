@@ -65,7 +65,7 @@ def draw(theme: Theme) -> Figure:
     periods.text(0.5, 1150, "1000 steps", color=theme.muted, fontsize="small")
     periods.set_yscale("log")
     periods.set_xlabel("pair i")
-    periods.set_ylabel("period 2π/ω_i (timesteps)")
+    periods.set_ylabel(r"period $2\pi/\omega_i$ (timesteps)")
     periods.set_title("shift and max_period: the slow end", color=theme.text, fontsize="medium")
     periods.grid(True, axis="y")
     _legend(periods, theme)

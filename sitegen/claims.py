@@ -14,7 +14,7 @@ import numpy as np
 
 import pe
 from sitegen.cache import cached_markdown
-from sitegen.markdown import number, scientific, table
+from sitegen.markdown import fixed, number, scientific, table
 
 ROOT = Path(__file__).resolve().parents[1]
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -224,7 +224,7 @@ def rotation_error_by_angle(d_model: int, offsets: tuple[int, ...], count: int =
         )
     return table(
         [
-            "largest angle (p+k)·ω_i (radians)",
+            r"largest angle \((p+k)\,\omega_i\) (radians)",
             "checks",
             "largest error",
             "max(upper end, 1) × float64 epsilon",
@@ -310,13 +310,14 @@ def offset_surprise(d_model: int, near: int, far: int) -> str:
         f"With only {d_model // 2} pairs, one or two of them decide the sum. At offset {far}, "
         f"pair {leaders[0]} has made {turns:.3f} turns, almost exactly {whole} "
         f"({whole} × 2π = {whole * 2 * np.pi:.2f} radians against {far * omega[leaders[0]]:.2f}), "
-        f"so it is nearly back where it started and adds {far_terms[leaders[0]]:.3f}; at offset "
-        f"{near} it adds {near_terms[leaders[0]]:.3f}. Pair {leaders[1]} adds "
-        f"{far_terms[leaders[1]]:.3f} against {near_terms[leaders[1]]:.3f}. Together those two "
-        f"add {gain[leaders].sum():.3f} more at offset {far} than at {near}; the other pairs, "
-        f"slower and still falling with distance, take back {-rest:.3f}, "
-        f"leaving the dot product {gain.sum():.3f} higher. The fast pairs alias, and at "
-        f"d = {d_model} there are too few slow pairs to outweigh them."
+        "so it is nearly back where it started and adds "
+        f"{fixed(far_terms[leaders[0]], 3)}; at offset {near} it adds "
+        f"{fixed(near_terms[leaders[0]], 3)}. Pair {leaders[1]} adds "
+        f"{fixed(far_terms[leaders[1]], 3)} against {fixed(near_terms[leaders[1]], 3)}. "
+        f"Together those two add {fixed(gain[leaders].sum(), 3)} more at offset {far} than at "
+        f"{near}; the other pairs, slower and still falling with distance, take back "
+        f"{fixed(-rest, 3)}, leaving the dot product {fixed(gain.sum(), 3)} higher. The fast "
+        f"pairs alias, and at d = {d_model} there are too few slow pairs to outweigh them."
     )
 
 

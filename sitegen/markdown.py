@@ -1,4 +1,18 @@
-"""Format numbers and tables as Markdown for the pages' executed code blocks."""
+"""Format numbers and tables as Markdown for the pages' executed code blocks.
+
+The house style for every number a page computes, in prose and in tables:
+
+- thousands separated by commas, in whole numbers and fixed point alike:
+  ``50,331,648``, ``1,000,000.0``;
+- other numbers in fixed point, or, when tiny or huge, in scientific notation
+  written ``6.3e-4`` and ``1.2e7`` (no plus sign, no leading zero in the
+  exponent); a table column in one style throughout (`table`'s `formats`);
+- negative numbers with the minus sign U+2212, never the
+  hyphen-minus, which is for words and ranges of names.
+
+`number`, `fixed`, `scientific` and `signed_int` write it; `plain` turns a
+written number back into one Python reads (for the tests).
+"""
 
 from __future__ import annotations
 
@@ -8,15 +22,44 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+MINUS = "\u2212"
+
+
+def _minus(shown: str) -> str:
+    """Write a formatted number's leading sign as the minus sign."""
+    return MINUS + shown[1:] if shown.startswith("-") else shown
+
+
+def plain(shown: str) -> str:
+    """Turn a number written in the house style back into one `float` reads.
+
+    >>> plain(MINUS + "1,024.5"), plain("6.3e-4")
+    ('-1024.5', '6.3e-4')
+    """
+    return shown.replace(MINUS, "-").replace(",", "")
+
+
+def signed_int(value: int) -> str:
+    """Write a whole number with thousands separators and the minus sign.
+
+    >>> signed_int(-1234567) == MINUS + "1,234,567", signed_int(42)
+    (True, '42')
+    """
+    return _minus(f"{int(value):,}")
+
 
 def number(value: Any, digits: int = 4) -> str:
     """Format a number: fixed point with `digits` decimals, scientific when tiny or huge.
 
-    Zero is shown as ``0``; negative zero as ``0`` too (a table reader cannot
-    use the sign of a zero).
+    Whole numbers (of an integer type) get thousands separators. Zero is shown
+    as ``0``; negative zero as ``0`` too (a table reader cannot use the sign
+    of a zero).
+
+    >>> number(50331648), number(1.23e7), number(3e-6), number(-0.5) == MINUS + "0.5000"
+    ('50,331,648', '1.23e7', '3.00e-6', True)
     """
     if not isinstance(value, bool) and isinstance(value, numbers.Integral):
-        return str(int(value))
+        return signed_int(int(value))
     x = float(value)
     if math.isnan(x) or math.isinf(x):
         return str(x)
@@ -24,8 +67,8 @@ def number(value: Any, digits: int = 4) -> str:
         return "0"
     magnitude = abs(x)
     if magnitude < 10 ** (-digits) or magnitude >= 1e7:
-        return f"{x:.{max(1, digits - 2)}e}".replace("e-0", "e-").replace("e+0", "e+")
-    return f"{x:.{digits}f}"
+        return scientific(x, max(1, digits - 2))
+    return _minus(f"{x:,.{digits}f}")
 
 
 def fixed(value: Any, decimals: int) -> str:
@@ -39,8 +82,8 @@ def fixed(value: Any, decimals: int) -> str:
     x = float(value)
     if math.isnan(x) or math.isinf(x):
         return str(x)
-    shown = f"{x:.{decimals}f}"
-    return shown[1:] if shown.startswith("-") and float(shown) == 0.0 else shown
+    shown = f"{x:,.{decimals}f}"
+    return shown[1:] if shown.startswith("-") and float(shown) == 0.0 else _minus(shown)
 
 
 def scientific(value: Any, decimals: int) -> str:
@@ -55,7 +98,28 @@ def scientific(value: Any, decimals: int) -> str:
     if x == 0.0:
         return "0"
     mantissa, exponent = f"{x:.{decimals}e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
+    return f"{_minus(mantissa)}e{int(exponent)}"
+
+
+def significant(value: Any, digits: int = 3) -> str:
+    """Format a number to `digits` significant digits in the house style.
+
+    Fixed point (with thousands separators) from 0.001 up to ten million,
+    scientific beyond.
+
+    >>> significant(19876.5), significant(6.2832), significant(5.06e8), significant(0)
+    ('19,900', '6.28', '5.06e8', '0')
+    """
+    x = float(value)
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    if x == 0.0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(float(f"{x:.{digits - 1}e}"))))
+    if -3 <= magnitude < 7:
+        rounded = round(x, digits - 1 - magnitude)
+        return _minus(f"{rounded:,.{max(0, digits - 1 - magnitude)}f}")
+    return scientific(x, digits - 1)
 
 
 def _formatter(spec: str) -> Any:

@@ -17,7 +17,7 @@ import numpy as np
 
 import pe
 from pe._published import PUBLISHED, Published, by_model
-from sitegen.markdown import number, table
+from sitegen.markdown import number, scientific, table
 from sitegen.results import provenance, result
 
 
@@ -177,8 +177,8 @@ def cache_accuracy() -> str:
     for index, bucket in enumerate(first["buckets"]):
         row: list[object] = [_bucket_label(bucket)]
         for case in data["accuracy"]:
-            row.append(f"{case['ours_max_error_by_bucket'][index]:.1e}")
-            row.append(f"{case['transformers_max_error_by_bucket'][index]:.1e}")
+            row.append(scientific(case["ours_max_error_by_bucket"][index], 1))
+            row.append(scientific(case["transformers_max_error_by_bucket"][index], 1))
         rows.append(row)
     return table(headers, rows, align="l" + "r" * (len(headers) - 1))
 

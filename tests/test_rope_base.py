@@ -31,7 +31,7 @@ def cells(markdown: str) -> list[list[str]]:
 
 
 def value(cell: str) -> float:
-    return float(cell.replace(",", "").split()[0])
+    return float(cell.replace(",", "").replace("\u2212", "-").split()[0])
 
 
 def bound_mpmath(r: int, d: int, base: float) -> float:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 
+from sitegen.markdown import MINUS, plain
 from sitegen.pages import rope_derivation as page
 
 DOCS_PAGE = "docs/beyond/rope-derivation.md"
@@ -40,6 +41,7 @@ def cells(markdown: str) -> list[list[str]]:
 
 
 def floats(text: str) -> list[float]:
+    text = text.replace(MINUS, "-")  # the pages write negative numbers with the minus sign
     return [float(t) for t in re.findall(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text)]
 
 
@@ -67,14 +69,14 @@ def test_hand_case_matches_the_definition() -> None:
     score, relative = page.hand_score()
     assert score == pytest.approx(expected, abs=1e-12)
     assert relative == pytest.approx(expected, abs=1e-12)
-    assert f"= {expected:.4f}" in page.hand_summary()
+    assert f"= {expected:.4f}".replace("-", MINUS) in page.hand_summary()
 
 
 def test_additive_scores_move_and_rotary_scores_do_not() -> None:
     rows = cells(page.additive_vs_rotary())
-    additive = [float(r[2]) for r in rows]
-    rotary = [float(r[3]) for r in rows]
-    norms = [float(r[4]) for r in rows]
+    additive = [float(plain(r[2])) for r in rows]
+    rotary = [float(plain(r[3])) for r in rows]
+    norms = [float(plain(r[4])) for r in rows]
     assert max(additive) - min(additive) > 0.1
     assert max(rotary) - min(rotary) <= 1e-6
     assert max(norms) - min(norms) <= 1e-6
@@ -94,12 +96,12 @@ def test_additive_scores_move_and_rotary_scores_do_not() -> None:
         )
 
     for row in rows:
-        m, n = int(row[0]), int(row[1])
+        m, n = int(plain(row[0])), int(plain(row[1]))
         add = ((x_q + sinusoid(m)) @ w_q) @ ((x_k + sinusoid(n)) @ w_k)
-        assert float(row[2]) == pytest.approx(add, abs=5e-6)
+        assert float(plain(row[2])) == pytest.approx(add, abs=5e-6)
         rot = np.dot(turn(list(x_q @ w_q), m), turn(list(x_k @ w_k), n))
-        assert float(row[3]) == pytest.approx(rot, abs=5e-6)
-        assert float(row[4]) == pytest.approx(float(np.linalg.norm(x_q @ w_q)), abs=5e-6)
+        assert float(plain(row[3])) == pytest.approx(rot, abs=5e-6)
+        assert float(plain(row[4])) == pytest.approx(float(np.linalg.norm(x_q @ w_q)), abs=5e-6)
 
 
 def test_layout_table() -> None:
@@ -113,8 +115,9 @@ def test_cost_is_the_arithmetic_of_the_config() -> None:
     values = {r[0]: r[1] for r in cells(page.cost(8192))}
     # Llama 3 8B: d = 4096/32 = 128; 40 heads rotated; 3 flops per rotated number.
     assert values["head size *d*"] == "128"
-    assert int(values["RoPE floating-point operations per token"]) == 3 * 128 * 40
-    assert int(values["q, k, v projections, operations per token"]) == 2 * 4096 * (4096 + 2 * 1024)
+    assert int(plain(values["RoPE floating-point operations per token"])) == 3 * 128 * 40
+    projections = 2 * 4096 * (4096 + 2 * 1024)
+    assert int(plain(values["q, k, v projections, operations per token"])) == projections
     share = 100 * 3 * 128 * 40 / (2 * 4096 * 6144)
     assert values["RoPE as a share of the q, k, v projections"] == f"{share:.3f} %"
     table = 8192 * 64 * 2 * 4 / 2**20

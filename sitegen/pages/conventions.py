@@ -6,7 +6,7 @@ import numpy as np
 
 import pe
 from sitegen.cache import cached_markdown
-from sitegen.markdown import table
+from sitegen.markdown import scientific, table
 from sitegen.site_markdown import break_points
 
 
@@ -172,8 +172,8 @@ def exponent_ranges(d_models: tuple[int, ...]) -> str:
         rows.append(
             [
                 d,
-                f"{ours[-1]:.3e}",
-                f"{theirs[-1]:.3e}",
+                scientific(ours[-1], 3),
+                scientific(theirs[-1], 3),
                 f"{ours[1] / ours[0]:.4f}",
                 f"{theirs[1] / theirs[0]:.4f}",
                 f"{ours[-1] / theirs[-1]:.4f}",
@@ -242,7 +242,7 @@ def convention_bit_equality(rows: int = 2048, d_model: int = 512) -> str:
                 f"`{name}`",
                 f"`{function}`",
                 f"{100 * equal:.2f}%",
-                "0" if difference == 0 else f"{difference:.1e}",
+                scientific(difference, 1),
                 f"{difference / angle_rounding:.2f}",
             ]
         )

@@ -18,7 +18,7 @@ import numpy as np
 
 import pe
 from sitegen.cache import cached_markdown
-from sitegen.markdown import table
+from sitegen.markdown import significant, table
 from sitegen.timm_files import load_timm_module
 
 AXIS_NAMES = {
@@ -98,8 +98,8 @@ def axis_wavelengths() -> str:
                     f"`{preset.name}`",
                     name,
                     f"{start}–{stop - 1}",
-                    f"{wavelengths.min():.3g}",
-                    f"{wavelengths.max():.3g}",
+                    significant(wavelengths.min()),
+                    significant(wavelengths.max()),
                 ]
             )
     headers = ["preset", "axis", "pairs", "shortest wavelength", "longest wavelength"]

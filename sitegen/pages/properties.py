@@ -22,7 +22,7 @@ def uniqueness_grid(d_models: tuple[int, ...], lengths: tuple[int, ...]) -> str:
         cells: list[object] = [d_model]
         for length in lengths:
             best = int(np.argmin(distances[: length - 1]))
-            cells.append(f"{number(distances[best], 4)} (k = {offsets[best]})")
+            cells.append(rf"{number(distances[best], 4)} (\(k = {offsets[best]:,}\))")
         rows.append(cells)
     headers = ["d"] + [f"N = {n:,}" for n in lengths]
     return table(headers, rows, align="r" * len(headers))

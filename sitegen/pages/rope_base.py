@@ -285,7 +285,7 @@ def base_table() -> str:
         "pairs with a full turn in *T*",
         "critical dimension",
         "smallest base for *T*",
-        "first *m* with *B_m* < 0",
+        r"first \(m\) with \(B_m < 0\)",
     ]
     return table(headers, rows)
 

@@ -67,14 +67,14 @@ def hand_case() -> str:
             ]
         )
     headers = [
-        "pair *i*",
-        "θ_i",
-        "q pair",
-        "*m*θ_i",
-        "R_m q pair",
-        "k pair",
-        "*n*θ_i",
-        "R_n k pair",
+        r"pair \(i\)",
+        r"\(\theta_i\)",
+        r"\(q\) pair",
+        r"\(m\theta_i\)",
+        r"\(R_m q\) pair",
+        r"\(k\) pair",
+        r"\(n\theta_i\)",
+        r"\(R_n k\) pair",
         "share of the score",
     ]
     return table(headers, rows, align="rrlrllrlr")
@@ -93,9 +93,9 @@ def hand_summary() -> str:
     """Say that the shares add up to the score, and that the relative form agrees."""
     score, relative = hand_score()
     return (
-        f"The two shares add up to the score (R_m q)·(R_n k) = {number(score, 4)}; "
-        f"turning only the key, by n − m = {HAND_N - HAND_M}, gives q·(R_{{n−m}} k) = "
-        f"{number(relative, 4)}: the same number (float64 difference "
+        rf"The two shares add up to the score \((R_m q) \cdot (R_n k) = {number(score, 4)}\); "
+        rf"turning only the key, by \(n - m = {HAND_N - HAND_M}\), gives "
+        rf"\(q \cdot (R_{{n-m}} k) = {number(relative, 4)}\): the same number (float64 difference "
         f"{scientific(abs(score - relative), 1)})."
     )
 
@@ -132,11 +132,11 @@ def additive_vs_rotary(
         )
     norm = float(np.linalg.norm(x_q @ w_q))
     headers = [
-        "*m*",
-        "*n*",
-        "score, PE added to x",
-        "score, q and k rotated",
-        f"‖R_m q‖ (‖q‖ = {number(norm, 6)})",
+        r"\(m\)",
+        r"\(n\)",
+        r"score, \(PE\) added to \(x\)",
+        r"score, \(q\) and \(k\) rotated",
+        rf"\(\lVert R_m q \rVert\) (\(\lVert q \rVert = {number(norm, 6)}\))",
     ]
     return table(headers, rows)
 
@@ -202,7 +202,7 @@ def cost(context: int = 8192) -> str:
         ["RoPE as a share of the q, k, v projections", f"{100 * rope_flops / qkv_flops:.3f} %"],
         [
             "RoPE as a share of the layer's weight matrix products"
-            " (projections and MLP; QKᵀ and AV not counted)",
+            r" (projections and MLP; \(QK^\top\) and \(AV\) not counted)",
             f"{100 * rope_flops / layer_flops:.4f} %",
         ],
         ["parameters added", 0],
@@ -229,11 +229,11 @@ def values_not_rotated(head_dim: int = 8, length: int = 5, shift: int = 100) -> 
     )
     rows = [
         [
-            "output − weights · v (values as they are)",
+            r"output − weights · \(v\) (values as they are)",
             scientific(float((output - weights @ v).abs().max()), 1),
         ],
         [
-            "output − weights · R_n v (values rotated)",
+            r"output − weights · \(R_n v\) (values rotated)",
             number(float((output - weights @ rope.rotate(v)).abs().max()), 4),
         ],
         [

@@ -212,7 +212,7 @@ def mla_shapes(name: str) -> dict[str, Any]:
 
 
 def _shape(pair: tuple[int, int] | None) -> str:
-    return "—" if pair is None else f"{pair[0]} × {pair[1]}"
+    return "—" if pair is None else f"{pair[0]:,} × {pair[1]:,}"
 
 
 def mla_shape_table() -> str:
@@ -220,12 +220,12 @@ def mla_shape_table() -> str:
     shapes = {name: mla_shapes(name) for name in MLA_CONFIGS}
     projections = [
         ("heads", "heads"),
-        ("q·k size per head", "qk_head"),
-        ("query down, W^DQ", "down_q"),
-        ("query up, W^UQ with W^QR", "up_q"),
-        ("key-value down, W^DKV with W^KR", "down_kv"),
-        ("key up, W^UK", "up_k"),
-        ("value up, W^UV", "up_v"),
+        ("query and key size per head", "qk_head"),
+        (r"query down, \(W^{\mathrm{DQ}}\)", "down_q"),
+        (r"query up, \(W^{\mathrm{UQ}}\) with \(W^{\mathrm{QR}}\)", "up_q"),
+        (r"key-value down, \(W^{\mathrm{DKV}}\) with \(W^{\mathrm{KR}}\)", "down_kv"),
+        (r"key up, \(W^{\mathrm{UK}}\)", "up_k"),
+        (r"value up, \(W^{\mathrm{UV}}\)", "up_v"),
     ]
     rows = []
     for label, key in projections:

@@ -53,5 +53,5 @@ def dot_turning_points(d_model: int, max_offset: int, count: int = 5) -> str:
         rows.append(["dip", int(low), number(dots[low], 3)])
         rows.append(["rises again to", int(high), number(dots[high], 3)])
     lowest = int(np.argmin(dots))
-    rows.append([f"lowest value up to {max_offset}", lowest, number(dots[lowest], 3)])
+    rows.append([f"lowest value up to {max_offset:,}", lowest, number(dots[lowest], 3)])
     return table(["", "offset *k*", f"PE(0)·PE(k), d = {d_model}"], rows, align="lrr")

@@ -179,7 +179,7 @@ def bug_effects(name: str = "stable-diffusion-1") -> str:
             embed(downscale_freq_shift=other_shift),
         ),
         ("pairs interleaved, as in the 2017 paper", interleaved),
-        ("`max_period=1000` instead of 10000", embed(max_period=1000.0)),
+        ("`max_period=1000` instead of 10,000", embed(max_period=1000.0)),
         ("timestep fed as σ = t / 1000 (the ×1000 forgotten)", embed(steps=steps / 1000.0)),
     ]
     rows = []

@@ -205,5 +205,5 @@ def column_ranges(columns: NDArray[np.intp], most: int = 6) -> str:
         if column is not None:
             start = previous = column
     if len(parts) > most:
-        return ", ".join(parts[:most]) + f", ... ({len(parts)} ranges, {columns.size} in all)"
+        return ", ".join(parts[:most]) + f", ... ({columns.size} in all)"
     return ", ".join(parts)

@@ -162,7 +162,8 @@ def _bases(
     candidates = [convention.base, math.sqrt(convention.base), float(f"{measured:.4g}")]
     for base in candidates:
         rates = replace(convention, base=base).frequencies(d_model)[: omega.size]
-        if float(np.abs(rates - omega).max()) * rows <= 1e-4:
+        close = math.isclose(math.log(base), math.log(measured), rel_tol=1e-6)
+        if close or float(np.abs(rates - omega).max()) * rows <= 1e-4:
             return base
     return measured
 

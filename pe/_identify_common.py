@@ -10,6 +10,7 @@ the dtype and the values first and copying only the rows a probe reads.
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,9 @@ __all__ = [
     "tolerance",
     "unit_roundoff",
 ]
+
+#: Width the printed report is wrapped to (as ``python -m pe explain``'s).
+REPORT_WIDTH = 88
 
 #: Most values a probe reads from a table (its first rows): 2**18, 2 MiB as
 #: float64 (4096 positions of a width of 64, 256 of 1024). Each candidate
@@ -95,7 +99,11 @@ class Identification:
     def __str__(self) -> str:
         verdict = "recognised" if self.recognised else "not recognised"
         head = f"{self.name} ({self.kind}, {verdict}; residual {self.residual:.2e})"
-        return "\n".join([head, *(f"  {line}" for line in self.lines)])
+        lines = [
+            textwrap.fill(line, REPORT_WIDTH, initial_indent="  ", subsequent_indent="    ")
+            for line in self.lines
+        ]
+        return "\n".join([head, *lines])
 
 
 def _jsonable(value: Any) -> Any:

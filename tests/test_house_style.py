@@ -125,19 +125,17 @@ LEFT = {
     # description in pe/_config.py), and example names of examples/mistakes.py
     # ("positions 2048-4095"): to be written as code or in the house style there.
     "grids/timesteps": 17,
-    "conventions": 8,
-    "beyond/rope-configs": 1,
+    "conventions": 4,
     "mistakes": 3,
     # Benchmark shapes of benchmarks/results (query (1, 32, 4096, 128)).
     "precision": 6,
     # Prose numbers still typed in the page (GPT-2's 1024, a base of 10000).
     "beyond/learned": 1,
-    "frequencies": 3,
+    "frequencies": 2,
     "playground": 1,
-    "properties": 3,
-    "rotation": 1,
+    "properties": 1,
     "transformer": 1,
-    "worked-examples": 3,
+    "worked-examples": 1,
 }
 
 

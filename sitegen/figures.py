@@ -254,6 +254,8 @@ _started: dict[str, Future[None]] = {}
 later: Callable[[], None] | None = None
 #: The figures some page of this build showed as a placeholder (`later` set).
 _placeholders: set[str] = set()
+#: Set once the pages are rendered: with `later`, the scripts start only then.
+_pages_done = threading.Event()
 _report: Report | None = None
 _shared: str | None = None  # `shared_key` as `start` found it
 _runner: fork_runner.Runner | None = None  # the scripts' waiting process, from `start` to `finish`
@@ -274,6 +276,9 @@ def start(jobs: int | None = None) -> Report:
     global _report, _shared, _runner
     _started.clear()
     _placeholders.clear()
+    _pages_done.clear()
+    if later is None:
+        _pages_done.set()
     report = Report()
     shared = _shared = shared_key()
     pending: list[tuple[Path, Path]] = []
@@ -300,10 +305,20 @@ def start(jobs: int | None = None) -> Report:
         workers = jobs or min(len(pending), os.cpu_count() or 1)
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="figure")
         for script, target in pending:
-            _started[figure_name(script)] = pool.submit(_run, script, target)
+            _started[figure_name(script)] = pool.submit(_run_after_pages, script, target)
         pool.shutdown(wait=False)
     _report = report
     return report
+
+
+def _run_after_pages(script: Path, target: Path) -> None:
+    """Run `script` into `target` once the pages are rendered (at once without `later`).
+
+    Under ``make serve`` the pages come first: on two cores, scripts drawn alongside
+    them (niced) still took time from their build.
+    """
+    _pages_done.wait()
+    _run(script, target)
 
 
 def _start_runner() -> fork_runner.Runner:
@@ -340,6 +355,7 @@ def finish_in_background() -> bool:
     figure script that fails is reported in the log and no rebuild is asked
     for (the next edit asks again).
     """
+    _pages_done.set()  # the pages are rendered: the figures may be drawn
     callback = later
     if callback is None or not _placeholders:
         return False
@@ -363,6 +379,7 @@ def finish() -> Report:
     (the link checker and the site's file list were given those names).
     """
     global _runner
+    _pages_done.set()
     report = _report or start()
     errors = [str(error) for future in _started.values() if (error := future.exception())]
     if _runner is not None:

@@ -16,10 +16,11 @@ Each token has three position ids. A text token has the same value on all
 three, one more than the token before, so a prompt of text alone is 1-D RoPE
 exactly. An image or video of ``t x h x w`` merged patches (the vision
 encoder's grid divided by ``spatial_merge_size`` in height and width) lays its
-tokens on the grid: every token of frame $f$ gets the temporal id
-``start + floor(f · interval)``, its row ``start + r`` and its column
+tokens on the grid: every token of temporal step $f$ (one step of the grid is
+``temporal_patch_size`` frames, 2 in Qwen2-VL's and Qwen2.5-VL's configs) gets the
+temporal id ``start + floor(f · interval)``, its row ``start + r`` and its column
 ``start + c``. The interval is 1 for images and for Qwen2-VL's videos; Qwen2.5-VL
-spaces frames by real time, ``interval = tokens_per_second ·
+spaces the steps by real time, ``interval = tokens_per_second ·
 second_per_grid``. Qwen3-VL writes a timestamp (text) before every frame of a
 video, so each frame is a block of its own (``t = 1``) whose temporal id is its
 start. The text after the block continues from one past the largest id of the

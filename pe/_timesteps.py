@@ -220,8 +220,8 @@ def timestep_embedding(
     scale : float, default 1.0
         Multiplies every angle; a finite real number > 0.
     max_period : float, default 10000.0
-        $P$, the period of the slowest pair (for shift 1), a finite real
-        number above 1.
+        $P$: with shift 1 the slowest pair turns at rate $1/P$, so it repeats
+        every $2\pi P$ steps; a finite real number above 1.
     dtype : numpy dtype, default numpy.float32
         ``float16``, ``float32`` or ``float64``; angles and sines are float64,
         rounded to `dtype` once.

@@ -182,7 +182,7 @@ def setup() -> str:
         "interval on this page is the range over them, lowest seed to highest. Run by "
         f"{_provenance('trained')} on {record['date']} ({machine['cpu']}, {s['workers']} "
         f"processes of one thread each, torch {record['versions']['torch']}), together with "
-        f"the other methods' models of [Comparing the methods](comparison.md): "
+        "the other methods' models of *Comparing the methods*: "
         f"{record['wall_seconds'] / 60:.0f} minutes wall time, "
         f"{record['cpu_seconds'] / 60:.0f} minutes of CPU time, load average "
         f"{record['load_average_start'][0]:.1f} at the start and "

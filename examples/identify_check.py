@@ -18,6 +18,8 @@ import pe
 class PositionalEncoding(nn.Module):
     """The PyTorch tutorial's encoding: a sequence-first table added to the input."""
 
+    table: torch.Tensor
+
     def __init__(self, d_model: int, max_len: int = 5000) -> None:
         super().__init__()
         position = torch.arange(max_len).unsqueeze(1)
@@ -43,9 +45,9 @@ import pe
 
 def positional_encoding(length: int, depth: int) -> np.ndarray:
     """The TensorFlow tutorial's encoding: all sines, then all cosines."""
-    depth = depth / 2
+    half = depth / 2
     positions = np.arange(length)[:, np.newaxis]
-    depths = np.arange(depth)[np.newaxis, :] / depth
+    depths = np.arange(half)[np.newaxis, :] / half
     angle_rates = 1 / (10000**depths)
     angle_rads = positions * angle_rates
     return np.concatenate([np.sin(angle_rads), np.cos(angle_rads)], axis=-1).astype(np.float32)
@@ -213,8 +215,10 @@ print(pe.identify(wrong_multiply(512, 64)))
 # --8<-- [end:multiply]
 
 
+from collections.abc import Callable
+
 #: Each section's object, built again for the page's summary table and the checks.
-CASES = {
+CASES: dict[str, Callable[[], object]] = {
     "tutorial": lambda: PositionalEncoding(64, max_len=512).table,
     "tf-tutorial": lambda: positional_encoding(512, 64),
     "fairseq": lambda: get_embedding(512, 64),

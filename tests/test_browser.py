@@ -11,7 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import pytest
@@ -447,7 +447,7 @@ def test_on_a_touch_phone_code_that_scrolls_takes_the_focus(server: str, browser
     button's <nav> is no landmark (role none), so the page's landmarks stay few
     and named. One scrolling block is made narrow here, as on a 320 px screen.
     """
-    phone = {"viewport": {"width": 320, "height": 700}, **screens.PHONE}
+    phone: dict[str, Any] = {"viewport": {"width": 320, "height": 700}, **screens.PHONE}
     with watched_page(browser, server, **phone) as (page, outside, errors):
         open_page(page, server + "implementation/")
         assert page.evaluate("matchMedia('(hover: none)').matches")
@@ -469,7 +469,7 @@ def test_on_a_touch_phone_code_that_scrolls_takes_the_focus(server: str, browser
 
 def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> None:
     """The checks are not blind: each problem, made on a real page, is reported."""
-    phone = {"viewport": {"width": 375, "height": 800}, **screens.PHONE}
+    phone: dict[str, Any] = {"viewport": {"width": 375, "height": 800}, **screens.PHONE}
     with watched_page(browser, server, **phone) as watched:
         page = watched[0]
         open_page(page, server + "formula/")

@@ -299,7 +299,7 @@ def theory() -> str:
     rows = [
         [
             "pairs that complete a turn within L "
-            "([critical dimension](rope-base.md), `pe.rope_critical_dimension`)",
+            "(the critical dimension of RoPE's base page, `pe.rope_critical_dimension`)",
             f"{t['critical_dimension'] // 2} of {t['pairs']} (d_c = {t['critical_dimension']})",
         ],
         [

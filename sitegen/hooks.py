@@ -214,6 +214,22 @@ all of it →</p><table><tr><td>1</td></tr></table><table class="k">'
     return _MAY_SCROLL.sub(lambda match: hint + match[0], output)
 
 
+#: A heading's last word (plain text, after a space or a tag) and its permalink.
+_LAST_WORD_AND_LINK = re.compile(r'(?<=[\s>])([^\s<>]+)(<a class="headerlink" [^>]*>[^<]*</a>)')
+
+
+def keep_permalinks_on_the_line(output: str) -> str:
+    """Join each heading's permalink to its last word, so it never wraps onto a line alone.
+
+    A heading that just fills its last line pushed the permalink (shown from 720 px)
+    onto a line of its own, and the heading ended in a blank line.
+
+    >>> keep_permalinks_on_the_line('<h2 id="a">The base<a class="headerlink" href="#a">¶</a></h2>')
+    '<h2 id="a">The <span class="pe-nowrap">base<a class="headerlink" href="#a">¶</a></span></h2>'
+    """
+    return _LAST_WORD_AND_LINK.sub(r'<span class="pe-nowrap">\1\2</span>', output)
+
+
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    """Preload the fonts the page's math draws (`font_preloads`); write its scroll hints."""
-    return scroll_hints(font_preloads(output, page.url))
+    """Finish a page: preloads, scroll hints, permalinks kept on their headings' lines."""
+    return keep_permalinks_on_the_line(scroll_hints(font_preloads(output, page.url)))

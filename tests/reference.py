@@ -39,18 +39,22 @@ def rope_rotation(
     layout: str,
     rotary_dim: int,
     base: float = 10000.0,
+    exponent_width: int | None = None,
 ) -> np.ndarray:
     """RoPE in float64 from the formula: pair i at position p turns by p * base**(-2i/d).
 
     `x` is ``(..., seq, width)`` (a CPU tensor or an array); its first
     `rotary_dim` dimensions are turned, interleaved pairs ``(2i, 2i+1)`` or
     concatenated ones ``(i, i + rotary_dim / 2)``, and the rest pass through.
+    ``d`` is `rotary_dim` unless `exponent_width` says otherwise (transformers
+    divides by ``int(head_dim * partial_rotary_factor)``, which float rounding
+    can make one less than the width it turns).
     """
     if isinstance(x, torch.Tensor):
         x = x.detach().cpu().double().numpy()
     values = np.array(x, dtype=np.float64)
     half = rotary_dim // 2
-    theta = base ** (-2.0 * np.arange(half) / rotary_dim)
+    theta = base ** (-2.0 * np.arange(half) / (exponent_width or rotary_dim))
     angles = np.asarray(positions, dtype=np.float64)[..., None] * theta
     cos, sin = np.cos(angles), np.sin(angles)
     if layout == "interleaved":

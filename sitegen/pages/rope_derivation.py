@@ -68,12 +68,12 @@ def hand_case() -> str:
         )
     headers = [
         r"pair \(i\)",
-        r"\(\theta_i\)",
+        r"rate \(\theta_i\)",
         r"\(q\) pair",
-        r"\(m\theta_i\)",
+        r"angle \(m\theta_i\)",
         r"\(R_m q\) pair",
         r"\(k\) pair",
-        r"\(n\theta_i\)",
+        r"angle \(n\theta_i\)",
         r"\(R_n k\) pair",
         "share of the score",
     ]
@@ -132,8 +132,8 @@ def additive_vs_rotary(
         )
     norm = float(np.linalg.norm(x_q @ w_q))
     headers = [
-        r"\(m\)",
-        r"\(n\)",
+        r"query at \(m\)",
+        r"key at \(n\)",
         r"score, \(PE\) added to \(x\)",
         r"score, \(q\) and \(k\) rotated",
         rf"\(\lVert R_m q \rVert\) (\(\lVert q \rVert = {number(norm, 6)}\))",

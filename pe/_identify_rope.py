@@ -12,8 +12,10 @@ chosen positions and reads off what it does:
 * **the attention factor** (the length of a turned basis vector: YaRN's and
   LongRoPE's scale of cos and sin);
 * **the transformers rule and parameters** that give those frequencies
-  (``default``, ``linear``, ``dynamic``, ``yarn``, ``longrope``, ``llama3``),
-  checked by recomputing them with `pe.rope_frequencies`, and the residual;
+  (``default``, ``linear``, ``dynamic``, ``yarn``, ``longrope``, ``llama3``,
+  and ``proportional``: Gemma 4's pairs ``(i, i + head_dim/2)`` over the whole
+  head with the last ones still), checked by recomputing them with
+  `pe.rope_frequencies`, and the residual;
 * **the common bugs**: angles computed in float16 or bfloat16 (positions,
   frequencies or their product), positions offset by one, a layout other than
   the checkpoint's (``expected_layout=``), a scaling rule on the wrong layers
@@ -80,8 +82,8 @@ class RopeIdentification:
         in float16 is reported with its bug).
     name : str
         The rule (``"default"``, ``"linear"``, ``"dynamic"``, ``"yarn"``,
-        ``"longrope"``, ``"llama3"``), ``"rotation"`` for an apply function
-        probed without its cos/sin, or ``"unrecognised"``.
+        ``"longrope"``, ``"llama3"``, ``"proportional"``), ``"rotation"`` for
+        an apply function probed without its cos/sin, or ``"unrecognised"``.
     parameters : dict
         What was measured and fitted: ``layout``, ``head_dim``,
         ``rotary_dim``, ``base``, the rule's parameters, ``attention_factor``,
@@ -512,6 +514,12 @@ def _pairing(turns: list[NDArray[np.float64]], head_dim: int) -> _Shape:
             layout = "concatenated"
     if count == 2 and rotated == [0, 1]:
         layout = "concatenated"  # one pair: both layouts are the same
+    half = head_dim // 2
+    if layout is None and head_dim % 2 == 0 and pairs == [(i, i + half) for i in range(count // 2)]:
+        # Halves of the whole head with the last pairs left still (Gemma 4's proportional
+        # rule): measured as every pair (i, i + head_dim/2), the still ones turning by 0.
+        pairs = [(i, i + half) for i in range(half)]
+        rotated, layout = list(range(head_dim)), "concatenated"
     return _Shape(head_dim, pairs, layout, rotated, leakage=leakage)
 
 
@@ -1879,13 +1887,33 @@ def _analyse(
     if np.any(signs > 0) and np.any(signs < 0):
         return _unrecognised(findings, "its pairs turn in both directions", 1.0)
     still = np.flatnonzero(np.abs(fit.frequencies) * fit.top < 1e-6)
-    if still.size:
+    turning = int(still[0]) if still.size else fit.frequencies.size
+    if still.size and not (
+        layout == "concatenated"
+        and rotary_dim == head_dim
+        and turning >= 2
+        and still.tolist() == list(range(turning, fit.frequencies.size))
+        and all(
+            np.all(np.abs(item.frequencies[turning:]) * item.top < 1e-6)
+            and np.all(np.abs(item.frequencies[:turning]) * item.top >= 1e-6)
+            for item in fits
+        )
+    ):
         return _unrecognised(
             findings,
             f"{still.size} of its {fit.frequencies.size} pairs do not turn at all (pairs "
-            f"{', '.join(map(str, still[:4].tolist()))}{'...' if still.size > 4 else ''}); no "
-            "rule it reads leaves pairs unturned (Gemma 4's proportional rule is not identified)",
+            f"{', '.join(map(str, still[:4].tolist()))}{'...' if still.size > 4 else ''}); the "
+            "one rule that leaves pairs still (proportional, Gemma 4's global layers) turns the "
+            "first pairs (i, i + head_dim/2) of the whole head and leaves the last ones still",
             1.0,
+        )
+    proportional = bool(still.size)
+    if proportional:
+        findings.parameters["rotary_dim"] = 2 * turning
+        findings.lines.append(
+            f"Pairs {turning} to {fit.frequencies.size - 1} do not turn (dimensions "
+            f"{turning}-{head_dim // 2 - 1} and {head_dim // 2 + turning}-{head_dim - 1} pass "
+            "through): the proportional rule's layout, pairs laid out over the whole head."
         )
     flipped = bool(np.any(signs < 0) and not np.any(signs > 0))
     if flipped:
@@ -1948,7 +1976,13 @@ def _analyse(
         if _changed(fits[later - 1], fits[later], slack):
             segments.append(later)
     found: tuple[_Candidate, float] | None
-    if len(segments) == 1:
+    if proportional:
+        found = (
+            _proportional_fixed(fit, attention[-1], head_dim, turning, rounding, slack)
+            if len(segments) == 1
+            else None
+        )
+    elif len(segments) == 1:
         found = _best_fixed(
             fit, attention[-1], head_dim, rotary_dim, base, original, rounding, slack
         )
@@ -1996,6 +2030,59 @@ def _analyse(
         True, candidate.rule, dict(findings.parameters), tuple(findings.lines), config,
         float(residual), tuple(findings.bugs),
     )  # fmt: skip
+
+
+def _proportional_fixed(
+    fit: _Fit,
+    attention: float,
+    head_dim: int,
+    turning: int,
+    rounding: Callable[[Any], Array] | None,
+    slack: float,
+) -> tuple[_Candidate, float] | None:
+    """Fit Gemma 4's proportional rule: ``b**(-2i/head_dim) / s`` for the first `turning` pairs.
+
+    The exponent runs over the whole head (not over the turned width, as partial rotary's
+    does); the share is the ``partial_rotary_factor`` whose ``int(share * head_dim // 2)`` is
+    `turning`.
+    """
+    theta = fit.frequencies[:turning]
+    if np.any(theta <= 0) or abs(attention - 1) > 2e-5 + (0 if rounding is None else 4e-3):
+        return None
+    exponents = 2 * np.arange(turning) / head_dim
+    slope, intercept = np.polyfit(exponents, np.log(theta), 1)
+    share = 2 * turning / head_dim
+    nice_share = _nice(share)
+    share = nice_share if int(nice_share * head_dim // 2) == turning else share
+    while int(share * head_dim // 2) < turning:
+        share = math.nextafter(share, 2.0)
+    tolerance = 1e-6 if rounding is None else 4e-3
+    fitted = float(np.exp(-slope))
+    best: tuple[float, _Candidate] | None = None
+    for base in dict.fromkeys([_nice(fitted, tolerance=1e-5), _nice(fitted), fitted]):
+        factor = _nice(float(np.exp(-intercept)), tolerance=tolerance)
+        scaling: dict[str, Any] = {
+            "rope_type": "proportional",
+            "rope_theta": base,
+            "partial_rotary_factor": share,
+        }
+        if abs(factor - 1) > tolerance:
+            scaling["factor"] = factor
+        candidate = _Candidate("proportional", scaling)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expected = rope_frequencies(head_dim, scaling=scaling).frequencies
+        except (TypeError, ValueError):
+            continue
+        if expected.size != fit.frequencies.size:
+            continue
+        if rounding is not None:
+            expected = rounding(expected)
+        error = float(_frequency_error(fit.frequencies, expected, fit.top, slack).max())
+        if error <= 1 and best is None:
+            best = (error, candidate)  # the roundest base that fits
+    return None if best is None else (best[1], best[0])
 
 
 def _share(rotary_dim: int, head_dim: int) -> float:

@@ -137,7 +137,69 @@ def test_pe_longrope_at_a_long_length_gives_its_long_factors() -> None:
     assert close(found.parameters["attention_factor"], attention)
 
 
+def test_pe_proportional_round_trip_pairs_over_the_whole_head() -> None:
+    """Gemma 4's rule: the first quarter of the pairs (i, i + 32) turn, the rest stay still."""
+    scaling = {
+        "rope_type": "proportional",
+        "rope_theta": 1000000.0,
+        "partial_rotary_factor": 0.25,
+        "factor": 8.0,
+    }
+    found = identify_rope(
+        RotaryEmbedding.from_config({"head_dim": 64, "rope_parameters": scaling}), lengths=FAST
+    )
+    assert (found.recognised, found.name, found.bugs) == (True, "proportional", ()), str(found)
+    assert found.config is not None
+    same_parameters(found.config["rope_parameters"], scaling)
+    assert (found.parameters["layout"], found.parameters["rotary_dim"]) == ("concatenated", 16)
+    assert found.residual < 1e-5
+    # Written here in float64: the exponent over the whole head (64), not the turned 16.
+    expected = np.zeros(32)
+    expected[:8] = 1000000.0 ** (-np.arange(0, 16, 2) / 64) / 8.0
+    np.testing.assert_allclose(found.parameters["frequencies"], expected, rtol=1e-6, atol=1e-12)
+    again = RotaryEmbedding.from_config(found.config)
+    np.testing.assert_allclose(again.frequencies, expected, rtol=1e-9, atol=0)
+
+
+def test_a_partial_rotary_is_not_read_as_proportional() -> None:
+    """The first 16 of 64 dimensions turned as (i, i + 8): partial rotary, not proportional."""
+    found = identify_rope(RotaryEmbedding(64, partial_rotary_factor=0.25), lengths=FAST)
+    assert (found.name, found.parameters["rotary_dim"]) == ("default", 16), str(found)
+    assert found.config is not None
+    assert close(found.config["partial_rotary_factor"], 0.25)
+
+
 # --- transformers' own classes ----------------------------------------------------------
+
+
+def test_gemma4_text_rotary_full_attention_is_proportional() -> None:
+    from transformers.models.gemma4 import modeling_gemma4 as gemma4
+
+    parameters = {
+        "full_attention": {
+            "rope_type": "proportional",
+            "rope_theta": 1000000.0,
+            "partial_rotary_factor": 0.25,
+        },
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+    }
+    config = transformers.Gemma4TextConfig(
+        hidden_size=64, num_attention_heads=2, head_dim=16, global_head_dim=32,
+        num_hidden_layers=2, layer_types=["sliding_attention", "full_attention"],
+        vocab_size=32, intermediate_size=32, rope_parameters=parameters,
+    )  # fmt: skip
+    rotary = gemma4.Gemma4TextRotaryEmbedding(config)
+    found = identify_rope(rotary, layer_type="full_attention", lengths=FAST)
+    assert (found.recognised, found.name, found.bugs) == (True, "proportional", ()), str(found)
+    assert found.config is not None
+    same_parameters(found.config["rope_parameters"], parameters["full_attention"])
+    assert (found.parameters["head_dim"], found.parameters["rotary_dim"]) == (32, 8)
+    expected = np.zeros(16)
+    expected[:4] = 1000000.0 ** (-np.arange(0, 8, 2) / 32)  # float64, written here
+    np.testing.assert_allclose(found.parameters["frequencies"], expected, rtol=1e-6, atol=1e-9)
+    assert found.residual < 1e-5
+    sliding = identify_rope(rotary, layer_type="sliding_attention", lengths=FAST)
+    assert (sliding.name, sliding.parameters["base"]) == ("default", 10000.0), str(sliding)
 
 
 def llama_rotary(parameters: dict[str, Any], longest: int = 4096) -> Any:
@@ -467,6 +529,11 @@ PUBLISHED = {
         None,
         "yarn",
         {"factor": 40.0, "rope_theta": 10000.0, "original_max_position_embeddings": 4096},
+    ),
+    "gemma4/gemma-4-26b-a4b.json": (  # global layers: the first quarter of the pairs turn
+        "full_attention",
+        "proportional",
+        {"rope_theta": 1000000.0, "partial_rotary_factor": 0.25},
     ),
     "olmo/olmo-3.1-32b-instruct.json": (  # a rotary of one RoPE per layer type
         "full_attention",

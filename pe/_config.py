@@ -425,6 +425,17 @@ class ModelRope:
             )
         return matches[0]
 
+    def select(self, layer: int | None = None, layer_type: str | None = None) -> LayerRope:
+        """Return what layer `layer` gets, else what the layers of `layer_type` get."""
+        if layer is None:
+            return self.of_type(layer_type)
+        kind = self.layer(layer)
+        if layer_type is not None and kind.kind != layer_type:
+            raise ValueError(
+                f"layer={layer} is of type {kind.kind!r}, not layer_type={layer_type!r}"
+            )
+        return kind
+
     def summary(self) -> str:
         """One phrase per kind: its layers and whether they are rotated."""
         parts = []

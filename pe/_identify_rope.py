@@ -1465,14 +1465,7 @@ def _expected_layer(config: Any, layer: Any, layer_type: Any) -> tuple[LayerRope
             raise ValueError("layer= names a layer of expected_config; pass expected_config too")
         return None
     model = read_config(config)
-    if layer is not None:
-        kind = model.layer(layer)
-        if layer_type is not None and kind.kind != layer_type:
-            raise ValueError(
-                f"layer={layer} is of type {kind.kind!r}, not layer_type={layer_type!r}"
-            )
-        return kind, model
-    return model.of_type(layer_type), model
+    return model.select(layer, layer_type), model
 
 
 # --- from measurements to a report ----------------------------------------------------------

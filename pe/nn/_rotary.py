@@ -559,14 +559,7 @@ class RotaryEmbedding(nn.Module):
         10000.0
         """
         model = read_config(config)
-        if layer is not None:
-            kind = model.layer(layer)
-            if layer_type is not None and kind.kind != layer_type:
-                raise ValueError(
-                    f"layer={layer} is of type {kind.kind!r}, not layer_type={layer_type!r}"
-                )
-        else:
-            kind = model.of_type(layer_type)
+        kind = model.select(layer, layer_type)
         if layout is not None:
             layout = _check_rotary_layout(layout, "layout")
         if not kind.rotated:

@@ -189,7 +189,7 @@ def main(argv: list[str]) -> int:
     from playwright.sync_api import sync_playwright
 
     from benchmarks._common import environment, write
-    from tools.screen_checks import site_pages
+    from tools.screen_checks import chosen_pages
 
     record = "--record" in argv
     add = "--add" in argv
@@ -204,12 +204,7 @@ def main(argv: list[str]) -> int:
     if runs < 1:
         raise SystemExit(f"--runs must be 1 or more, not {runs}")
     site = local_site.built_site(arguments[:1], ROOT / "site")
-    every = site_pages(site)
-    chosen = ["/" + p.strip("/") + "/" if p.strip("/") else "/" for p in arguments[1:]]
-    unknown = [p for p in chosen if p not in every]
-    if unknown:
-        raise SystemExit(f"not pages of {site}: {', '.join(unknown)}")
-    paths = chosen or every
+    paths = chosen_pages(site, arguments[1:])
     load_before = os.getloadavg()
     start = time.perf_counter()
     pages: dict[str, dict[str, Any]] = {}
@@ -240,9 +235,9 @@ def main(argv: list[str]) -> int:
     )
     for path, added in over.items():
         print(f"MISSED {path}: the site's scripts add {added} ms")
-    if add and chosen:
+    if add and arguments[1:]:
         add_pages(pages, load_before, runs)
-    elif record and chosen:
+    elif record and arguments[1:]:
         print("not recorded: only some pages were run")
     elif record:
         payload = {

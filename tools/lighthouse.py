@@ -36,7 +36,7 @@ from typing import Any
 
 from benchmarks._common import environment, write
 from tools import local_site
-from tools.screen_checks import site_pages
+from tools.screen_checks import chosen_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 PINNED = ROOT / "tools" / "lighthouse"
@@ -232,12 +232,7 @@ def main(argv: list[str]) -> int:
     add = "--add" in argv
     arguments = [a for a in argv if a not in ("--record", "--add")]
     site = local_site.built_site(arguments[:1], ROOT / "site")
-    every = site_pages(site)
-    chosen = ["/" + p.strip("/") + "/" if p.strip("/") else "/" for p in arguments[1:]]
-    unknown = [p for p in chosen if p not in every]
-    if unknown:
-        raise SystemExit(f"not pages of {site}: {', '.join(unknown)}")
-    paths = chosen or every
+    paths = chosen_pages(site, arguments[1:])
     chrome = local_site.chromium()
     if chrome is None:
         raise SystemExit("make lighthouse needs Chromium (Debian: apt-get install chromium)")
@@ -289,7 +284,7 @@ def main(argv: list[str]) -> int:
         print(f"MISSED {path}: {', '.join(names)}")
     if add:
         add_pages(pages, load_before, load_after, version)
-    elif record and chosen:
+    elif record and arguments[1:]:
         print("not recorded: only some pages were run")
     elif record:
         payload = {

@@ -476,6 +476,16 @@ def site_pages(directory: Path) -> list[str]:
     return [urlparse(loc.text or "").path for loc in tree.findall(".//s:loc", namespace)]
 
 
+def chosen_pages(site: Path, names: list[str]) -> list[str]:
+    """Return the pages named on a command line (``rope``, ``/beyond/rope/``), else all."""
+    every = site_pages(site)
+    chosen = ["/" + p.strip("/") + "/" if p.strip("/") else "/" for p in names]
+    unknown = [p for p in chosen if p not in every]
+    if unknown:
+        raise SystemExit(f"not pages of {site}: {', '.join(unknown)}")
+    return chosen or every
+
+
 @dataclass
 class PageFacts:
     """What one page did while it was checked, for the tests that read the check."""

@@ -344,6 +344,8 @@ def _transposed(table: Any) -> NDArray[np.float64] | None:
     array, _ = read_array(table, name="table")
     if array.ndim != 2 or array.shape[1] < 4 or array.shape[0] < 2:
         return None
+    if 4 * int(array.shape[0]) > MAX_PROBE_ELEMENTS:
+        return None  # rows as widths: more than a probe reads, so no table's d_model
     columns = min(int(array.shape[1]), max(4, MAX_PROBE_ELEMENTS // int(array.shape[0])))
     values: NDArray[np.float64] = to_float64(array[:, :columns]).T.copy()
     return values

@@ -376,3 +376,11 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "name one with --tensor" in capsys.readouterr().err
     assert main(["identify", "pe:timestep_embedding", "--kind", "timestep"]) == 0
     assert "presets with these settings: ddpm" in capsys.readouterr().out
+
+
+def test_a_huge_table_is_probed_not_copied() -> None:
+    """2**38 rows of 4 (a broadcast view: 4 TiB if copied) are read row by row, and
+    never read transposed (rows as widths), which copied every row first."""
+    huge = np.broadcast_to(np.float32(0.5), (2**38, 4))
+    found = pe.identify(huge)
+    assert not found.recognised

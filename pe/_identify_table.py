@@ -280,6 +280,12 @@ def table_rows(table: Any, *, name: str = "table") -> tuple[NDArray[np.float64],
             f"{name} must have at least 4 positions and 2 columns to be identified; got "
             f"shape {shape}"
         )
+    if 4 * width > MAX_PROBE_ELEMENTS:
+        raise ValueError(
+            f"{name} has {width} columns; a probe reads 4 positions or more, at most "
+            f"{MAX_PROBE_ELEMENTS} values, so tables up to {MAX_PROBE_ELEMENTS // 4} columns wide "
+            f"are identified (shape {shape})"
+        )
     rows = min(count, max(4, MAX_PROBE_ELEMENTS // width))
     values = to_float64(array[:rows])
     check_finite(values, name=name)

@@ -384,3 +384,11 @@ def test_a_huge_table_is_probed_not_copied() -> None:
     huge = np.broadcast_to(np.float32(0.5), (2**38, 4))
     found = pe.identify(huge)
     assert not found.recognised
+
+
+@pytest.mark.parametrize("kind", ["sinusoid", "grid"])
+def test_a_table_wider_than_a_probe_is_refused_before_it_is_read(kind: str) -> None:
+    """2**30 columns (a broadcast view): four rows of it were 32 GiB as float64."""
+    wide = np.broadcast_to(np.float32(0.25), (50, 2**30))
+    with pytest.raises(ValueError, match=r"table has 1073741824 columns.*up to 65536 columns"):
+        pe.identify(wide, kind=kind)

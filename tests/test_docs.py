@@ -150,6 +150,26 @@ def test_the_printed_commands_are_the_makefile_s() -> None:
         assert line.search(recipes.get(target, "")), f"make {target} does not run {command}"
 
 
+def test_a_record_is_read_once_and_again_when_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages read a record through one parse; a record written again is read again."""
+    from sitegen import results
+
+    monkeypatch.setattr(results, "RESULTS", tmp_path)
+    assert results.recorded("table") is None
+    (tmp_path / "table.json").write_text('{"n": 1}')
+    first = results.recorded("table")
+    assert first == {"n": 1}
+    assert results.recorded("table") is first  # parsed once
+    (tmp_path / "table.json").write_text('{"n": 22}')  # another size: another state
+    assert results.recorded("table") == {"n": 22}
+    (tmp_path / "table.json").unlink()
+    assert results.recorded("table") is None
+    with pytest.raises(FileNotFoundError, match="make bench"):
+        results.result("table")
+
+
 def _sitegen_modules() -> list[str]:
     import pkgutil
 

@@ -352,6 +352,32 @@ def zensical_only() -> int:
     return 0
 
 
+#: Fresh clones timed per record: one run moved by 13 s (44 to 57 s) from one minute
+#: to the next on this machine, mostly pip's install (20 to 30 s).
+CLONE_RUNS = 3
+
+
+def fresh_clone_median(scratch: Path, runs: int = CLONE_RUNS) -> tuple[float, dict[str, object]]:
+    """Time `runs` fresh clones (`fresh_clone_serve`); return the median run, with every run.
+
+    The median run's detail is kept whole; ``runs_seconds`` and
+    ``install_runs_seconds`` list each run's time to the first page and to the end
+    of the install, in the order they ran.
+    """
+    measured = []
+    for number in range(runs):
+        folder = scratch / f"clone-run-{number}"
+        folder.mkdir()
+        measured.append(fresh_clone_serve(folder))
+    seconds, detail = sorted(measured, key=lambda run: run[0])[(runs - 1) // 2]
+    detail = {
+        **detail,
+        "runs_seconds": [run[0] for run in measured],
+        "install_runs_seconds": [run[1]["install_seconds"] for run in measured],
+    }
+    return seconds, detail
+
+
 def only(measurements: list[str]) -> int:
     """Measure only `measurements` (``serve-edit``, ``fresh-clone``); update ``timing.json``."""
     path = ROOT / "benchmarks" / "results" / "timing.json"
@@ -368,7 +394,7 @@ def only(measurements: list[str]) -> int:
             ok = seconds < SERVE_TARGET and "ran 0 script" in report
             missed += verdict("serve, edited page shown after", seconds, SERVE_TARGET, ok, report)
         if "fresh-clone" in measurements:
-            seconds, detail = fresh_clone_serve(Path(scratch))
+            seconds, detail = fresh_clone_median(Path(scratch))
             record["fresh_clone_serve_seconds"] = seconds
             record["fresh_clone_serve"] = detail
             record["targets"]["fresh_clone_serve_seconds"] = FRESH_CLONE_TARGET
@@ -456,7 +482,7 @@ def main() -> int:
         record["make_test_summary"] = summary
         missed += verdict("make test", seconds, TEST_TARGET, seconds < TEST_TARGET, summary)
 
-        seconds, detail = fresh_clone_serve(Path(scratch))
+        seconds, detail = fresh_clone_median(Path(scratch))
         record["fresh_clone_serve_seconds"] = seconds
         record["fresh_clone_serve"] = detail
         ok = seconds < FRESH_CLONE_TARGET

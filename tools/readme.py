@@ -166,8 +166,15 @@ def _fresh_clone_row(timing: dict[str, Any]) -> list[str]:
         if load
         else ""
     )
+    runs = clone.get("runs_seconds")
+    median = (
+        f", the median of {len(runs)} runs ({', '.join(f'{r:.0f}' for r in runs)} s)"
+        if runs
+        else ""
+    )
     return [
-        f"| fresh clone to first page | {timing['fresh_clone_serve_seconds']:.0f} s{at_load} "
+        f"| fresh clone to first page | {timing['fresh_clone_serve_seconds']:.0f} s{median}"
+        f"{at_load} "
         f"(target < {timing['targets']['fresh_clone_serve_seconds']:.0f} s): `git clone`, then "
         f"`make serve` installs {clone['env_bytes'] / 2**20:.0f} MiB "
         f"({'with' if clone['torch_installed'] else 'no'} torch) in "

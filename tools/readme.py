@@ -249,7 +249,7 @@ def _lighthouse_rows(lighthouse: dict[str, Any]) -> list[str]:
             f" ({', '.join(f'`{path}`' for path in apart)} added later, the median of "
             f"{when['runs_per_page']} runs at load {when['load_average']['before'][0]:.1f})"
         )
-    performance = sorted(page["scores"]["performance"] for page in lighthouse["pages"].values())
+    performance = [page["scores"]["performance"] for page in lighthouse["pages"].values()]
     # Lighthouse's own measure of the machine's speed: its 4x slowdown makes a phone
     # of a faster machine faster, so a score is read with it.
     speed = sorted(page["benchmark_index"] for page in lighthouse["pages"].values())

@@ -33,7 +33,7 @@ NO_DEPS := keras-hub timm
 export NO_MKDOCS_2_WARNING := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: hooks setup setup-serve serve build test lint bench bench-cuda trained archive timing weight screens lighthouse blocking readme clean lock katex
+.PHONY: hooks setup setup-serve setup-serve-pip serve build test lint bench bench-cuda trained archive timing weight screens lighthouse blocking readme clean lock katex
 
 setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
@@ -56,13 +56,30 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt $(NO_DEPS)
 	touch $(STAMP) $(SERVE_STAMP)
 
+# make serve's environment is installed by uv (pinned in constraints.txt, put
+# into .venv by $(PYTHON)'s pip): the docs extra in 3-5 s where pip took 13 s
+# on a quiet machine and 24-38 s under load, the larger part of a newcomer's
+# wait before the first page (tools/build_timing.py). uv reads neither pip's
+# configuration nor its cache, so where it cannot install (no uv for this
+# platform, no pip 22.3+ for --python, an index that only pip is configured
+# for), pip installs instead, as setup-serve-pip below. -b: the build of the
+# editable pe uses the pinned hatchling too. uv compiles nothing up front.
+$(SERVE_STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "pe needs Python 3.10 or newer; found " + sys.version.split()[0])'
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	{ $(BIN)/uv --version >/dev/null 2>&1 || $(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile -c constraints.txt uv; } \
+	  && $(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -b constraints.txt -e ".[$(SERVE_EXTRAS)]" \
+	  || { echo "uv could not install make serve's environment; pip installs it instead"; \
+	       $(MAKE) --no-print-directory setup-serve-pip; }
+	touch $(SERVE_STAMP)
+
+# make serve's environment installed by pip alone (what the above falls back to).
 # --no-compile: Python compiles a module as it is first imported, and serving
 # imports a fraction of what is installed (compiling all of it up front was a
 # quarter of make serve's install on two cores).
-$(SERVE_STAMP): pyproject.toml constraints.txt
+setup-serve-pip:
 	$(VENV_BOOTSTRAP)
 	$(BIN)/python -m pip install --quiet --no-compile --no-build-isolation -c constraints.txt -e ".[$(SERVE_EXTRAS)]"
-	touch $(SERVE_STAMP)
 
 # PE_SERVE=1: a block or figure that needs torch (or a library the Conventions
 # page compares with) and finds it missing shows a note saying so instead of

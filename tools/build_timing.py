@@ -178,6 +178,29 @@ def pip_cache_bytes() -> int:
     return disk_usage(Path(found)) if found and Path(found).is_dir() else 0
 
 
+def uv_cache_dir() -> Path:
+    """Find uv's cache folder as uv does on Linux and macOS (``uv cache dir``).
+
+    Found without uv, which is not installed before ``make serve`` runs.
+    """
+    if os.environ.get("UV_CACHE_DIR"):
+        return Path(os.environ["UV_CACHE_DIR"])
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "uv"
+
+
+def uv_cache_bytes() -> int:
+    """Bytes in uv's cache (0 where there is none)."""
+    found = uv_cache_dir()
+    return disk_usage(found) if found.is_dir() else 0
+
+
+def installer(venv: Path) -> str:
+    """Which tool installed `venv`'s packages (``make serve`` uses uv, else pip)."""
+    marks = list(venv.glob("lib/python*/site-packages/mkdocs-*.dist-info/INSTALLER"))
+    return marks[0].read_text().strip() if marks else "unknown"
+
+
 def fresh_clone_serve(scratch: Path) -> tuple[float, dict[str, object]]:
     """Clone HEAD, run ``make serve`` in the clone, time until its first page answers.
 
@@ -189,7 +212,7 @@ def fresh_clone_serve(scratch: Path) -> tuple[float, dict[str, object]]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"PE_CACHE", "VIRTUAL_ENV", "MAKEFLAGS"}}
     log_path = scratch / "fresh-serve.log"
-    pip_before = pip_cache_bytes()
+    caches_before = {"pip": pip_cache_bytes(), "uv": uv_cache_bytes()}
     load_before = os.getloadavg()
     start = time.perf_counter()
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
@@ -224,7 +247,9 @@ def fresh_clone_serve(scratch: Path) -> tuple[float, dict[str, object]]:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     torch = list(Path(sys.prefix).glob("lib/python*/site-packages/torch"))
-    pip_after = pip_cache_bytes()
+    tool = installer(clone / ".venv")
+    before = caches_before.get(tool, 0)
+    added = (uv_cache_bytes() if tool == "uv" else pip_cache_bytes()) - before
     detail: dict[str, object] = {
         "install_seconds": installed,
         "first_page": "the home page, answering 200 with the whole page",
@@ -235,13 +260,15 @@ def fresh_clone_serve(scratch: Path) -> tuple[float, dict[str, object]]:
         # This environment, as make test installs it, for comparison.
         "full_env_bytes": disk_usage(Path(sys.prefix)),
         "full_env_torch_bytes": disk_usage(torch[0]) if torch else 0,
-        "pip_cache": {
-            "bytes_before": pip_before,
-            "bytes_added": pip_after - pip_before,
+        # The installer's own cache (uv's, or pip's where make serve fell back to pip).
+        "install_cache": {
+            "installer": tool,
+            "bytes_before": before,
+            "bytes_added": added,
             # Warm: nothing was downloaded (a download lands in the cache): every package
-            # came from the cache or from local wheels (pip's find-links).
-            "warm": pip_after - pip_before < 2**20,
-            "find_links": os.environ.get("PIP_FIND_LINKS", ""),
+            # came from the cache (or, for pip, from local wheels: its find-links).
+            "warm": before > 0 and added < 2**20,
+            "find_links": os.environ.get("PIP_FIND_LINKS", "") if tool == "pip" else "",
         },
         "torch_installed": any((clone / ".venv").glob("lib/python*/site-packages/torch")),
     }
@@ -411,13 +438,14 @@ def _clone_detail(detail: dict[str, object]) -> str:
     install = float(str(detail["install_seconds"]))
     size = int(str(detail["env_bytes"])) / 2**20
     torch = "with torch" if detail["torch_installed"] else "no torch"
-    cache = detail["pip_cache"]
+    cache = detail["install_cache"]
+    tool = cache.get("installer", "pip") if isinstance(cache, dict) else "pip"
     warm = "warm" if isinstance(cache, dict) and cache.get("warm") else "cold"
     figures = float(str(detail.get("figures_shown_seconds", "nan")))
     load = detail.get("load_average", {})
     before = load.get("before", [float("nan")])[0] if isinstance(load, dict) else float("nan")
     return (
-        f"make serve's install {install:.1f} s (pip's cache {warm}), .venv {size:.0f} MiB, "
+        f"make serve's install {install:.1f} s ({tool}, its cache {warm}), .venv {size:.0f} MiB, "
         f"{torch}; every figure shown at {figures:.1f} s; load {before:.1f} before"
     )
 

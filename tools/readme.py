@@ -151,9 +151,13 @@ def _fresh_clone_row(timing: dict[str, Any]) -> list[str]:
     if "fresh_clone_serve_seconds" not in timing:
         return []
     clone = timing["fresh_clone_serve"]
-    cache = clone["pip_cache"]
-    warm = cache.get("warm") if isinstance(cache, dict) else True
-    source = "from pip's cache (warm)" if warm else "with pip's cache cold (downloaded)"
+    cache = clone.get("install_cache") or clone["pip_cache"]
+    tool = cache.get("installer", "pip")
+    source = (
+        f"with {tool} from its cache (warm)"
+        if cache.get("warm")
+        else f"with {tool}, its cache cold (downloaded)"
+    )
     figures = clone.get("figures_shown_seconds")
     shown = (
         f"; the pages come first, every figure is shown at {figures:.0f} s"

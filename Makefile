@@ -62,13 +62,14 @@ $(STAMP): pyproject.toml constraints.txt
 # wait before the first page (tools/build_timing.py). uv reads neither pip's
 # configuration nor its cache, so where it cannot install (no uv for this
 # platform, no pip 22.3+ for --python, an index that only pip is configured
-# for), pip installs instead, as setup-serve-pip below. -b: the build of the
-# editable pe uses the pinned hatchling too. uv compiles nothing up front.
+# for), pip installs instead, as setup-serve-pip below. hatchling: the build
+# makes the wheel the Install page serves (sitegen/reader.py); -b: uv's build
+# of the editable pe uses the pinned hatchling too. uv compiles nothing up front.
 $(SERVE_STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "pe needs Python 3.10 or newer; found " + sys.version.split()[0])'
 	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	{ $(BIN)/uv --version >/dev/null 2>&1 || $(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile -c constraints.txt uv; } \
-	  && $(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -b constraints.txt -e ".[$(SERVE_EXTRAS)]" \
+	  && $(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -b constraints.txt -e ".[$(SERVE_EXTRAS)]" hatchling \
 	  || { echo "uv could not install make serve's environment; pip installs it instead"; \
 	       $(MAKE) --no-print-directory setup-serve-pip; }
 	touch $(SERVE_STAMP)

@@ -256,6 +256,8 @@ later: Callable[[], None] | None = None
 _placeholders: set[str] = set()
 #: Set once the pages are rendered: with `later`, the scripts start only then.
 _pages_done = threading.Event()
+#: Set by `abandon` when the build failed: the scripts still waiting do not run.
+_abandoned = threading.Event()
 _report: Report | None = None
 _shared: str | None = None  # `shared_key` as `start` found it
 _runner: fork_runner.Runner | None = None  # the scripts' waiting process, from `start` to `finish`
@@ -277,6 +279,7 @@ def start(jobs: int | None = None) -> Report:
     _started.clear()
     _placeholders.clear()
     _pages_done.clear()
+    _abandoned.clear()
     if later is None:
         _pages_done.set()
     report = Report()
@@ -318,7 +321,22 @@ def _run_after_pages(script: Path, target: Path) -> None:
     them (niced) still took time from their build.
     """
     _pages_done.wait()
-    _run(script, target)
+    if not _abandoned.is_set():
+        _run(script, target)
+
+
+def abandon() -> None:
+    """Drop the drawing a failed build began: no script that has not started runs.
+
+    The pool's threads wait for the pages (`_run_after_pages`), and Python waits
+    for those threads as it exits: without this, ``make serve`` whose first build
+    failed printed the error and then never exited. A script already drawing
+    finishes; its figure is kept in the cache.
+    """
+    _abandoned.set()
+    for future in _started.values():
+        future.cancel()
+    _pages_done.set()
 
 
 def _start_runner() -> fork_runner.Runner:

@@ -118,6 +118,11 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     return files
 
 
+def on_build_error(error: Exception) -> None:
+    """Stop the figures a failed build left waiting, so that the process can exit."""
+    figures.abandon()
+
+
 def on_env(env: Any, config: MkDocsConfig, files: Files) -> Any:
     """Wait for the figures still drawing (before MkDocs copies the site's files).
 

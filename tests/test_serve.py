@@ -329,6 +329,35 @@ def test_a_figure_still_drawing_shows_a_placeholder_then_the_rebuild_is_asked_fo
     assert asked == ["rebuild"]
 
 
+def test_a_failed_build_leaves_no_figure_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build that fails after starting the figures (under make serve, drawn after the
+    pages) stops them (`figures.abandon`, called by sitegen/hooks.py's on_build_error):
+    no script waiting for the pages runs, and no thread is left for Python to wait for
+    as it exits. Without it, a fresh clone's make serve whose build failed printed the
+    error and never exited."""
+    import threading
+
+    from sitegen import figures, fork_runner
+
+    ran: list[str] = []
+    monkeypatch.setattr(figures, "later", lambda: None)
+    monkeypatch.setattr(figures, "_complete", lambda name, target: False)
+    monkeypatch.setattr(figures, "_run", lambda script, target: ran.append(script.name))
+    monkeypatch.setattr(fork_runner, "supported", lambda: False)
+    monkeypatch.setattr(figures, "_started", {})
+    report = figures.start(jobs=2)
+    assert len(report.ran) > 2  # two scripts wait for the pages, the rest are queued
+    figures.abandon()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(
+        thread.name.startswith("figure") for thread in threading.enumerate()
+    ):
+        time.sleep(0.01)
+    assert [t.name for t in threading.enumerate() if t.name.startswith("figure")] == []
+    assert ran == []
+    assert all(future.done() for future in figures._started.values())
+
+
 def test_without_a_placeholder_shown_the_build_waits_for_its_figures(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

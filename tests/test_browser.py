@@ -400,55 +400,6 @@ def test_the_theme_s_start_restyles_only_what_it_changes(browser: Browser, serve
     assert max(passes) < 4000, passes
 
 
-def test_the_theme_starts_in_a_task_after_its_script_s(browser: Browser, server: str) -> None:
-    """The theme's script is run in one task and the theme starts in another.
-
-    overrides/main.html sends DOMContentLoaded again, for the theme to start,
-    from a task of its own: sent from the script's load event, it ran in the
-    task that ran the script, one long task where a phone's total blocking time
-    counts each task's time past 50 ms. A top-level task in Chromium's trace
-    (ThreadControllerImpl::RunTask) holds the script's evaluation; the DOMContentLoaded sent after
-    it must be in another one.
-    """
-    context = browser.new_context(viewport={"width": 375, "height": 800})
-    idle_search(context)
-    page = context.new_page()
-    try:
-        browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
-        open_page(page, server + "formula/")
-        events = json.loads(browser.stop_tracing())["traceEvents"]
-    finally:
-        context.close()
-    bundle = [
-        e
-        for e in events
-        if e.get("name") == "EvaluateScript"
-        and re.search(r"/bundle\.[0-9a-f]+\.min\.js$", e["args"]["data"].get("url", ""))
-    ]
-    assert len(bundle) == 1, f"the theme's script was run {len(bundle)} times"
-    run = bundle[0]
-    task = max(
-        (
-            e
-            for e in events
-            if e.get("name") in {"RunTask", "ThreadControllerImpl::RunTask"}
-            and e["tid"] == run["tid"]
-            and e["ts"] <= run["ts"] <= e["ts"] + e.get("dur", 0)
-        ),
-        key=lambda e: e.get("dur", 0),
-    )
-    start = [
-        e
-        for e in events
-        if e.get("name") == "EventDispatch"
-        and e["tid"] == run["tid"]
-        and e["args"]["data"].get("type") == "DOMContentLoaded"
-        and e["ts"] > run["ts"]
-    ]
-    assert start, "the theme's start (DOMContentLoaded after its script) was not seen"
-    assert start[0]["ts"] >= task["ts"] + task["dur"], "the theme started in its script's task"
-
-
 def test_the_search_index_comes_after_the_page(
     server: str, search_watch: tuple[Page, list[str], list[str]]
 ) -> None:

@@ -330,12 +330,12 @@ def abandon() -> None:
 
     The pool's threads wait for the pages (`_run_after_pages`), and Python waits
     for those threads as it exits: without this, ``make serve`` whose first build
-    failed printed the error and then never exited. A script already drawing
-    finishes; its figure is kept in the cache.
+    failed printed the error and then never exited. Each waiting run returns at
+    once, and so does `wait_drawn` (the next rebuild under ``make serve`` calls it);
+    none is cancelled, which would make `wait_drawn` raise. A script already
+    drawing finishes; its figure is kept in the cache.
     """
     _abandoned.set()
-    for future in _started.values():
-        future.cancel()
     _pages_done.set()
 
 

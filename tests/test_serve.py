@@ -329,31 +329,42 @@ def test_a_figure_still_drawing_shows_a_placeholder_then_the_rebuild_is_asked_fo
     assert asked == ["rebuild"]
 
 
-def test_a_failed_build_leaves_no_figure_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_build_leaves_no_figure_waiting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """A build that fails after starting the figures (under make serve, drawn after the
     pages) stops them (`figures.abandon`, called by sitegen/hooks.py's on_build_error):
-    no script waiting for the pages runs, and no thread is left for Python to wait for
-    as it exits. Without it, a fresh clone's make serve whose build failed printed the
-    error and never exited."""
+    no script waiting for the pages runs, no thread is left for Python to wait for as
+    it exits, and the next rebuild's wait for the last build's figures returns.
+    Without it, a fresh clone's make serve whose build failed printed the error and
+    never exited."""
     import threading
 
     from sitegen import figures, fork_runner
 
     ran: list[str] = []
+    monkeypatch.setenv("PE_CACHE", str(tmp_path))
+    for name in ("_started", "_report", "_shared", "_placeholders"):
+        monkeypatch.setattr(figures, name, {} if name == "_started" else getattr(figures, name))
+    monkeypatch.setattr(figures, "_pages_done", threading.Event())
+    monkeypatch.setattr(figures, "_abandoned", threading.Event())
     monkeypatch.setattr(figures, "later", lambda: None)
     monkeypatch.setattr(figures, "_complete", lambda name, target: False)
     monkeypatch.setattr(figures, "_run", lambda script, target: ran.append(script.name))
     monkeypatch.setattr(fork_runner, "supported", lambda: False)
-    monkeypatch.setattr(figures, "_started", {})
     report = figures.start(jobs=2)
     assert len(report.ran) > 2  # two scripts wait for the pages, the rest are queued
+
+    def drawing() -> list[str]:
+        return [t.name for t in threading.enumerate() if t.name.startswith("figure_")]
+
+    assert drawing()
     figures.abandon()
+    figures.wait_drawn()  # what tools/serve.py's next rebuild calls first
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(
-        thread.name.startswith("figure") for thread in threading.enumerate()
-    ):
+    while drawing() and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert [t.name for t in threading.enumerate() if t.name.startswith("figure")] == []
+    assert drawing() == []
     assert ran == []
     assert all(future.done() for future in figures._started.values())
 

@@ -57,9 +57,11 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP) $(SERVE_STAMP)
 
 # make serve's environment is installed by uv (pinned in constraints.txt, put
-# into .venv by $(PYTHON)'s pip): the docs extra in 3-5 s where pip took 13 s
-# on a quiet machine and 24-38 s under load, the larger part of a newcomer's
-# wait before the first page (tools/build_timing.py). uv reads neither pip's
+# into .venv by $(PYTHON)'s pip, which also brings it to the pinned version when
+# constraints.txt changes). In make timing's fresh clones, from git clone to
+# installed, uv took 7.5-8.7 s with its cache warm, where pip had taken 24-38 s
+# with its own cache warm (benchmarks/results/timing.json, then and now): the
+# larger part of a newcomer's wait before the first page. uv reads neither pip's
 # configuration nor its cache, so where it cannot install (no uv for this
 # platform, no pip 22.3+ for --python, an index that only pip is configured
 # for), pip installs instead, as setup-serve-pip below. hatchling: the build
@@ -68,7 +70,7 @@ $(STAMP): pyproject.toml constraints.txt
 $(SERVE_STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "pe needs Python 3.10 or newer; found " + sys.version.split()[0])'
 	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
-	{ $(BIN)/uv --version >/dev/null 2>&1 || $(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile -c constraints.txt uv; } \
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile -c constraints.txt uv \
 	  && $(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -b constraints.txt -e ".[$(SERVE_EXTRAS)]" hatchling \
 	  || { echo "uv could not install make serve's environment; pip installs it instead"; \
 	       $(MAKE) --no-print-directory setup-serve-pip; }
@@ -186,7 +188,7 @@ clean:
 # uv keeps the pins already in the file where they still fit; UPGRADE=1 takes
 # the newest versions. Needs the registries.
 lock: $(SERVE_STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt uv
+	$(PYTHON) -m pip --python $(BIN)/python install --quiet -c constraints.txt uv
 	mkdir -p .cache && grep -iE '^(keras-hub|timm)==' constraints.txt > .cache/lock-no-deps.txt || true
 	$(BIN)/uv pip compile $(UV_LOCK) --no-deps -o .cache/lock-no-deps.txt tools/lock-no-deps.in
 	$(BIN)/uv pip compile $(UV_LOCK) --all-extras -o constraints.txt pyproject.toml tools/lock.in

@@ -369,6 +369,18 @@ def test_a_failed_build_leaves_no_figure_waiting(
     assert all(future.done() for future in figures._started.values())
 
 
+def test_make_timing_tells_which_installer_ran() -> None:
+    """The fresh clone's record says pip installed only when the Makefile printed that it
+    fell back to pip, not when make echoed the recipe that would (it always does)."""
+    from tools import build_timing
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f'echo "{build_timing.PIP_FALLBACK}"' in makefile
+    recipe = next(line for line in makefile.splitlines() if build_timing.PIP_FALLBACK in line)
+    assert build_timing.installer(f"test -x .venv/bin/python\n{recipe}\n") == "uv"
+    assert build_timing.installer(f"{recipe}\n{build_timing.PIP_FALLBACK}\n") == "pip"
+
+
 def test_without_a_placeholder_shown_the_build_waits_for_its_figures(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -59,7 +59,7 @@ $(STAMP): pyproject.toml constraints.txt
 # make serve's environment is installed by uv (pinned in constraints.txt, put
 # into .venv by $(PYTHON)'s pip, which also brings it to the pinned version when
 # constraints.txt changes). In make timing's fresh clones, from git clone to
-# installed, uv took 7.5-8.7 s with its cache warm, where pip had taken 24-38 s
+# installed, uv took 6.9-8.7 s with its cache warm, where pip had taken 24-38 s
 # with its own cache warm (benchmarks/results/timing.json, then and now): the
 # larger part of a newcomer's wait before the first page. uv reads neither pip's
 # configuration nor its cache, so where it cannot install (no uv for this

@@ -344,8 +344,9 @@ def test_a_failed_build_leaves_no_figure_waiting(
 
     ran: list[str] = []
     monkeypatch.setenv("PE_CACHE", str(tmp_path))
-    for name in ("_started", "_report", "_shared", "_placeholders"):
-        monkeypatch.setattr(figures, name, {} if name == "_started" else getattr(figures, name))
+    monkeypatch.setattr(figures, "_started", {})
+    for name in ("_report", "_shared", "_placeholders"):  # restored after the test
+        monkeypatch.setattr(figures, name, getattr(figures, name))
     monkeypatch.setattr(figures, "_pages_done", threading.Event())
     monkeypatch.setattr(figures, "_abandoned", threading.Event())
     monkeypatch.setattr(figures, "later", lambda: None)

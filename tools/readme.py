@@ -151,12 +151,16 @@ def _fresh_clone_row(timing: dict[str, Any]) -> list[str]:
     if "fresh_clone_serve_seconds" not in timing:
         return []
     clone = timing["fresh_clone_serve"]
-    cache = clone.get("install_cache") or clone["pip_cache"]
-    tool = cache.get("installer", "pip")
+    cache = clone["install_cache"]
+    tool = cache["installer"]
+    note = ""
+    if tool == "uv" and cache["bytes_before"]["pip"] == 0 and cache["bytes_added"]["pip"] == 0:
+        # pip installs uv itself; with pip's cache empty before and after, it was fetched.
+        note = "; uv itself fetched by pip, whose cache stays empty here"
     source = (
-        f"with {tool} from its cache (warm)"
-        if cache.get("warm")
-        else f"with {tool}, its cache cold (downloaded)"
+        f"with {tool} from its cache (warm{note})"
+        if cache["warm"]
+        else f"with {tool}, its cache cold (downloaded{note})"
     )
     figures = clone.get("figures_shown_seconds")
     shown = (

@@ -198,11 +198,17 @@ def font_preloads(output: str, page_url: str) -> str:
 
 #: The hint above a box that scrolls sideways (docs/assets/javascripts/scroll-regions.js).
 SCROLL_HINT = "Scroll sideways to see all of it →"
-#: A box that may scroll sideways: a table the theme wraps (one without a class, up to
-#: its end: the site has no table inside a table), a display formula.
+#: A box that may scroll sideways: a table without a class (up to its end: the site has
+#: no table inside a table), a display formula.
 _MAY_SCROLL = re.compile(
-    r'<table(?![^>]*\sclass=)(?=[\s>]).*?</table>|<div class="arithmatex">', flags=re.DOTALL
+    r'<table(?![^>]*\sclass=)(?=[\s>])(?P<rest>.*?</table>)|<div class="arithmatex">',
+    flags=re.DOTALL,
 )
+
+#: The class of a table the build has put into the theme's scrolling wrapper. The theme
+#: wraps only tables without a class; docs/assets/stylesheets/extra.css gives this class
+#: the theme's table rules.
+WRAPPED_TABLE = "pe-wrapped"
 
 
 def scroll_hints(output: str) -> str:
@@ -213,25 +219,31 @@ def scroll_hints(output: str) -> str:
     long page (up to 0.8 s on a 4x-throttled phone), where showing one already
     there restyles only it. Written after the search index has read the page.
 
-    A table goes into a box of its own (``div.pe-table``) with its hint. As it
-    starts, the theme takes each such table out of its place and puts its own
-    scrolling wrapper there. Done among the table's siblings, each move made the
-    browser restyle everything inside the table's parent, because rules select
-    by place among siblings (the theme's ``table:not([class]) + *``, Chromium's
-    own MathML ``:nth-child`` rule): one style pass of 7,600 of the 8,600 elements
-    of /reference/rope/ in a Chromium trace (tests/test_browser.py). In a box of
-    its own the table has no siblings but its hint.
+    A table goes into a box of its own (``div.pe-table``) with its hint, already in
+    the theme's scrolling wrapper (``md-typeset__scrollwrap``, ``md-typeset__table``),
+    and gets a class, so the theme leaves it where it is. As it starts, the theme
+    takes each table without a class out of its place and puts it back in that
+    wrapper; the next time it asked a box for its size, the browser restyled and
+    laid out every moved table on the spot: 100-200 ms of its first task on
+    /conventions/ and /beyond/rope-scaling/ on a 4x-throttled phone, against under
+    10 ms with the tables in place (a CPU profile of the theme's bundle).
 
     >>> scroll_hints('<p>x</p><table><tr><td>1</td></tr></table><table class="k">')
     '<p>x</p><div class="pe-table"><p class="pe-scroll-hint" aria-hidden="true" hidden>\
-Scroll sideways to see all of it →</p><table><tr><td>1</td></tr></table></div><table class="k">'
+Scroll sideways to see all of it →</p><div class="md-typeset__scrollwrap">\
+<div class="md-typeset__table"><table class="pe-wrapped"><tr><td>1</td></tr></table>\
+</div></div></div><table class="k">'
     """
     hint = f'<p class="pe-scroll-hint" aria-hidden="true" hidden>{SCROLL_HINT}</p>'
 
     def place(match: re.Match[str]) -> str:
-        if match[0].startswith("<table"):
-            return f'<div class="pe-table">{hint}{match[0]}</div>'
-        return hint + match[0]
+        if match["rest"] is None:
+            return hint + match[0]
+        return (
+            f'<div class="pe-table">{hint}<div class="md-typeset__scrollwrap">'
+            f'<div class="md-typeset__table"><table class="{WRAPPED_TABLE}"{match["rest"]}'
+            "</div></div></div>"
+        )
 
     return _MAY_SCROLL.sub(place, output)
 

@@ -486,19 +486,46 @@ def test_on_a_touch_phone_code_that_scrolls_takes_the_focus(server: str, browser
     The theme makes such a block focusable only where the pointer can hover;
     overrides/main.html answers its one "(hover)" query as matching. Each copy
     button's <nav> is no landmark (role none), so the page's landmarks stay few
-    and named. One scrolling block is made narrow here, as on a 320 px screen.
+    and named. The theme mounts a block as it comes into view (content.lazy);
+    scroll-regions.js makes a block that scrolls focusable before then, so the
+    marks are read first as the page loads, then after the page is scrolled
+    through (each copy button mounted). A block in a closed fold is left out: it
+    is laid out, and marked, when the fold opens.
     """
     phone: dict[str, Any] = {"viewport": {"width": 320, "height": 700}, **screens.PHONE}
     with watched_page(browser, server, **phone) as (page, outside, errors):
         open_page(page, server + "implementation/")
         assert page.evaluate("matchMedia('(hover: none)').matches")
+        assert page.evaluate("document.querySelectorAll('article pre > .md-code__nav').length") < (
+            page.evaluate("document.querySelectorAll('article pre > code').length")
+        ), "every code block mounted as the page starts (content.lazy is off)"
+        page.wait_for_function(
+            "[...document.querySelectorAll('article pre > code')]"
+            ".some(c => c.scrollWidth > c.clientWidth && c.getAttribute('tabindex') === '0')"
+        )
         codes = page.evaluate(
-            """() => [...document.querySelectorAll('article pre > code')].map(c =>
-                [c.scrollWidth > c.clientWidth, c.getAttribute('tabindex')])"""
+            """() => [...document.querySelectorAll('article pre > code')]
+                .filter(c => c.checkVisibility())
+                .map(c => [c.scrollWidth > c.clientWidth, c.getAttribute('tabindex')])"""
         )
         assert any(scrolls for scrolls, _ in codes), codes
         assert all(focus == "0" for scrolls, focus in codes if scrolls), codes
         assert all(focus is None for scrolls, focus in codes if not scrolls), codes
+        page.evaluate(screens.SCROLLED_THROUGH)
+        mounted = page.evaluate(
+            """() => [...document.querySelectorAll('article pre > code')]
+                .filter(c => c.checkVisibility())
+                .map(c => [c.scrollWidth > c.clientWidth, c.getAttribute('tabindex')])"""
+        )
+        assert mounted == codes, (mounted, codes)
+        # A fold opened: its blocks are laid out now, and the one that scrolls is marked.
+        hidden = page.evaluate("document.querySelectorAll('article details:not([open])').length")
+        assert hidden, "no closed fold on the page"
+        page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('article pre > code')].every(c =>
+                (c.scrollWidth > c.clientWidth) === (c.getAttribute('tabindex') === '0'))"""
+        )
         roles = page.evaluate(
             "[...document.querySelectorAll('nav.md-code__nav')].map(n => n.getAttribute('role'))"
         )
@@ -514,6 +541,7 @@ def test_the_reading_checks_see_each_problem(server: str, browser: Browser) -> N
     with watched_page(browser, server, **phone) as watched:
         page = watched[0]
         open_page(page, server + "formula/")
+        page.evaluate(screens.SCROLLED_THROUGH)
         page.wait_for_selector("article pre > .md-code__nav")
         assert page.evaluate(screens._LAYOUT, 375) == []
         page.evaluate(

@@ -128,7 +128,7 @@ _LAYOUT = """(width) => {
   const name = (e) => '"' + (e.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 40) + '"';
   const overlaps = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
     && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
-  for (const table of document.querySelectorAll('article table:not([class])')) {
+  for (const table of document.querySelectorAll('article table:is(:not([class]), .pe-wrapped)')) {
     if (!shown(table)) continue;
     const row = table.querySelector('tbody tr');
     const cards = table.matches('[data-pe-stack]') && row
@@ -377,6 +377,25 @@ MATH_READY = (
     " >= document.querySelectorAll('.arithmatex').length"
     " && [...document.fonts].every(f => f.status !== 'loading')"
 )
+
+# Every code block with a copy button that a reader can see is brought into view, as a
+# reader scrolling down the page does, then the page goes back to the top: the theme
+# mounts a block's copy button only once the block comes into view (content.lazy in
+# mkdocs.yml). Two frames are drawn at each stop: in the first the theme's
+# IntersectionObserver sees the block, and its report has come by the second. A block
+# in a closed tab or fold keeps no button until it is opened, as for a reader.
+SCROLLED_THROUGH = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  for (const code of document.querySelectorAll('article pre > code')) {
+    if (code.closest('.no-copy') || !code.checkVisibility()
+      || code.parentElement.querySelector(':scope > .md-code__nav')) continue;
+    code.scrollIntoView({block: 'center'});
+    await frame();
+    await frame();
+  }
+  window.scrollTo(0, 0);
+  await frame();
+}"""
 
 # Lazy figures that this window shows are loaded now, so that they can be checked.
 _EAGER = """() => document.querySelectorAll('article img').forEach(i => {
@@ -708,6 +727,9 @@ def check(
                     ]
                 counting[0] = False
                 page.add_style_tag(content=_STILL)
+                # (after the page's own loading is read: scrolling moves the header's
+                # title and the table of contents' mark, with transitions)
+                page.evaluate(SCROLLED_THROUGH)
                 page.evaluate(axe)
                 width_now = group[0]
                 for turn, scheme in enumerate(schemes):

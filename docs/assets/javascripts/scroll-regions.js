@@ -19,10 +19,20 @@
 // only it. A box the build did not see (a widget's table) gets a new hint.
 // Only a change that adds a box starts a new scan: the theme adds buttons
 // and tooltips all over the page as it starts.
+//
+// A code block is the theme's box: it gives one that scrolls tabindex=0, and
+// nothing else, but only once the block comes into view (content.lazy in
+// mkdocs.yml: mounting every block as the page started laid the page out once
+// per block). A block further down is made focusable here the same way, so a
+// keyboard reaches it before it has been seen; the theme, mounting it later,
+// comes to the same answer.
 (function () {
   "use strict";
+  var CODE = ".md-typeset pre > code";
   var BOXES = [
+    CODE,
     ".md-typeset .md-typeset__scrollwrap",
+    // A table the theme has yet to wrap (the build wraps each it sees, and gives it a class).
     ".md-typeset table:not([class])",
     ".md-typeset div.arithmatex",
     ".md-typeset [data-pe-widget] table",
@@ -59,6 +69,14 @@
   }
 
   function mark(box, over) {
+    if (box.matches(CODE)) {
+      if (over > 0 && box.getAttribute("tabindex") !== "0") {
+        box.setAttribute("tabindex", "0");
+      } else if (over <= 0 && box.hasAttribute("tabindex")) {
+        box.removeAttribute("tabindex");
+      }
+      return;
+    }
     var marked = box.hasAttribute("data-pe-scrolls");
     if (over > 0 && !marked) {
       box.setAttribute("data-pe-scrolls", "");

@@ -261,6 +261,21 @@ def _lighthouse_rows(lighthouse: dict[str, Any]) -> list[str]:
     # Lighthouse's own measure of the machine's speed: its 4x slowdown makes a phone
     # of a faster machine faster, so a score is read with it.
     speed = sorted(page["benchmark_index"] for page in lighthouse["pages"].values())
+    # A page's runs apart: its highest performance less its lowest.
+    spreads = {
+        path: page["spread"] for path, page in lighthouse["pages"].items() if "spread" in page
+    }
+    if spreads:
+        widest = max(spreads, key=lambda path: spreads[path])
+        single = min(
+            (run, path)
+            for path, page in lighthouse["pages"].items()
+            for run in page.get("performance_runs", [])
+        )
+        each += (
+            f" (a page's runs up to {spreads[widest]} points apart, on `{widest}`; "
+            f"lowest single run {single[0]}, on `{single[1]}`)"
+        )
     return [
         f"| Lighthouse | {lighthouse['lighthouse_version']}, mobile (simulated slow 4G, CPU "
         f"4x slower), {len(lighthouse['pages'])} pages served gzip-compressed{each}: lowest "

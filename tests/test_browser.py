@@ -204,6 +204,14 @@ def test_instant_navigation_typesets_the_new_page(
     page.wait_for_url(re.compile(r".*/formula/$"))
     wait_for_math(page)
     assert page.locator(".arithmatex .katex").count() > 10
+    # The new page's code blocks, mounted as they come into view, get their copy
+    # buttons, each in a <nav> that is no landmark (overrides/main.html's observer).
+    page.evaluate(screens.SCROLLED_THROUGH)
+    roles = page.evaluate(
+        "[...document.querySelectorAll('nav.md-code__nav')].map(n => n.getAttribute('role'))"
+    )
+    assert roles, "no copy button"
+    assert set(roles) == {"none"}, roles
     assert outside == []
     assert errors == []
 

@@ -66,7 +66,7 @@ def test_the_record_says_how_it_was_measured() -> None:
     assert len(data["load_average"]["before"]) == 3  # the machine's load, with the numbers
     assert data["device"]["cpu_slowdown"] == 4
     assert data["device"]["viewport"]["width"] <= 412  # a phone
-    assert data["runs_per_arm"] >= 2
+    assert data["runs_per_arm"] >= 7  # the least of 5 moved by up to 170 ms (tools/blocking.py)
     for path, page in data["pages"].items():
         assert page["scripts_refused"] or page["no_own_scripts"], path  # the second arm ran
         assert len(page["with_scripts_ms"]) == len(page["without_scripts_ms"]), path

@@ -944,6 +944,60 @@ def test_matrix_times_vector_reads_as_one_product(
         assert errors == []
 
 
+# playground.js waits for a frame (requestAnimationFrame) between building a part
+# and drawing it. Here the frames it asks for are held until the test lets them
+# go, one at a time, so that the reader can act while the widget is half drawn.
+HOLD_WIDGET_FRAMES = """
+window.peHeldFrames = [];
+const frame = window.requestAnimationFrame.bind(window);
+window.requestAnimationFrame = (callback) => /playground\\.js/.test(new Error().stack)
+    ? window.peHeldFrames.push(callback) : frame(callback);
+"""
+
+
+def test_settings_changed_while_the_playground_is_drawn_reach_every_part(
+    page: Page, server: str
+) -> None:
+    """The playground is drawn one part a frame (issue 41: one long task before). A
+    setting changed before any part is drawn, and one changed after the first, show in
+    every part once the last is drawn: those drawn already are drawn again, the others
+    start from the settings as they are."""
+    page.add_init_script(HOLD_WIDGET_FRAMES)
+    page.goto(server + "playground/")
+    widget = page.locator(PLAYGROUND)
+    mounted = f"document.querySelector('{PLAYGROUND}').dataset.mounted === 'true'"
+
+    def let_a_frame_go() -> None:
+        page.wait_for_function("window.peHeldFrames.length === 1")
+        page.evaluate("window.peHeldFrames.pop()(performance.now())")
+
+    page.wait_for_function("window.peHeldFrames.length === 1")  # the table built, not drawn
+    assert widget.locator("canvas").count() == 1
+    assert widget.locator('[data-role="heatmap"]').get_attribute("aria-label") is None
+    set_control(widget, "d", 16)
+    let_a_frame_go()  # the table is drawn; the waves are built
+    page.wait_for_function("window.peHeldFrames.length === 1")
+    assert widget.locator("canvas").count() == 2
+    set_control(widget, "length", 20)
+    table = widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
+    assert "20 positions down, 16 dimensions across" in table
+    while not page.evaluate(mounted):
+        let_a_frame_go()
+        page.wait_for_function(f"window.peHeldFrames.length === 1 || {mounted}")
+    assert widget.locator("canvas").count() == 5
+    labels = {
+        role: widget.locator(f'[data-role="{role}"]').get_attribute("aria-label") or ""
+        for role in ("heatmap", "waves", "similarity", "pipeline-bars")
+    }
+    assert "20 positions down, 16 dimensions across" in labels["heatmap"]
+    assert "from 0 to 19, values from \u22121 to 1, d_model 16" in labels["waves"]
+    assert "every position from 0 to 19" in labels["similarity"]
+    assert "the first 16 of 16 dimensions" in labels["pipeline-bars"]
+    table = widget.locator('[data-role="compare-table"]')
+    np.testing.assert_allclose(fields(table, "pe-p"), exact(5, 16, 10000)[:8], atol=SHOWN)
+    assert "d = 16" in widget.locator('[data-role="step-label"]').inner_text()
+
+
 def test_instant_navigation_brings_the_widget_script(page: Page, server: str) -> None:
     """playground.js is loaded by the pages with a widget only (overrides/main.html); a
     reader who reaches one by instant navigation from a page without it gets a working

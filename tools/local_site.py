@@ -127,15 +127,21 @@ def idle_search(target: Any) -> None:
     )
 
 
-#: Set on ``<html>`` once the theme's script and the site's own have run: they
-#: start after the first paint (overrides/main.html), so the load event may come first.
-SCRIPTS_RUN = "document.documentElement.getAttribute('data-pe-scripts') === 'run'"
+#: Set on ``<html>`` once the theme's script and the site's scripts held with it
+#: have run: they start after the first paint (overrides/main.html), so the load
+#: event may come first.
+HELD_SCRIPTS_RUN = "document.documentElement.getAttribute('data-pe-scripts') === 'run'"
+#: The site's scripts have run: those held, and each widget's, which draws one
+#: part a frame and marks the widget data-mounted after the last (playground.js).
+SCRIPTS_RUN = (
+    f"{HELD_SCRIPTS_RUN} && !document.querySelector('[data-pe-widget]:not([data-mounted])')"
+)
 
 
-def open_page(page: Any, url: str, timeout: float = 30_000) -> None:
-    """Load `url` in `page` and wait until the site's scripts have run (see `SCRIPTS_RUN`)."""
+def open_page(page: Any, url: str, timeout: float = 30_000, ready: str = SCRIPTS_RUN) -> None:
+    """Load `url` in `page` and wait until the site's scripts have run (`ready`)."""
     page.goto(url, wait_until="load", timeout=timeout)
-    page.wait_for_function(SCRIPTS_RUN, timeout=timeout)
+    page.wait_for_function(ready, timeout=timeout)
 
 
 def built_site(arguments: list[str], default: Path) -> Path:

@@ -25,9 +25,16 @@
       const a = PE.angle(p, column, d, base);
       return column % 2 === 0 ? Math.sin(a) : Math.cos(a);
     },
-    row(p, d, base) {
+    // Every pair's frequency, for the loops that need them all (the same numbers).
+    frequencies(d, base) {
+      return Float64Array.from({ length: d / 2 }, (_, i) => PE.frequency(i, d, base));
+    },
+    row(p, d, base, omega = PE.frequencies(d, base)) {
       const out = new Float64Array(d);
-      for (let j = 0; j < d; j++) out[j] = PE.value(p, j, d, base);
+      for (let i = 0; i < d / 2; i++) {
+        out[2 * i] = Math.sin(p * omega[i]);
+        out[2 * i + 1] = Math.cos(p * omega[i]);
+      }
       return out;
     },
     dot(a, b) {
@@ -210,33 +217,58 @@
     };
   }
 
-  // A diverging map from -1 (blue) through 0 (the page) to +1 (red).
-  function diverging(v, dark) {
+  // A diverging map from -1 (blue) through 0 (the page) to +1 (red): the colour
+  // of v as [r, g, b], or written into `out` from index `at` (the heatmap's pixels).
+  const MID = { light: [247, 247, 247], dark: [44, 46, 58] };
+  const NEGATIVE = { light: [33, 102, 172], dark: [86, 160, 235] };
+  const POSITIVE = { light: [178, 24, 43], dark: [240, 96, 96] };
+  function diverging(v, dark, out = [0, 0, 0], at = 0) {
     const t = Math.max(-1, Math.min(1, v));
-    const mid = dark ? [44, 46, 58] : [247, 247, 247];
-    const end = t < 0 ? (dark ? [86, 160, 235] : [33, 102, 172]) : (dark ? [240, 96, 96] : [178, 24, 43]);
+    const scheme = dark ? "dark" : "light";
+    const mid = MID[scheme], end = (t < 0 ? NEGATIVE : POSITIVE)[scheme];
     const a = Math.abs(t);
-    return mid.map((m, i) => Math.round(m + (end[i] - m) * a));
+    for (let i = 0; i < 3; i++) out[at + i] = Math.round(mid[i] + (end[i] - mid[i]) * a);
+    return out;
   }
   const rgb = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
 
-  function sizeCanvas(canvas, cssHeight) {
-    const ratio = window.devicePixelRatio || 1;
-    const width = Math.max(200, canvas.parentElement.clientWidth);
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${cssHeight}px`;
-    canvas.width = Math.round(width * ratio);
-    canvas.height = Math.round(cssHeight * ratio);
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, width, cssHeight);
-    return { ctx, width, height: cssHeight };
+  // Values (rows x columns, row by row) as coloured cells filling the box at
+  // (x, y) of size w x h: one pixel a value, scaled up without smoothing.
+  function paintCells(ctx, values, rows, columns, dark, x, y, w, h) {
+    const image = new ImageData(columns, rows);
+    for (let k = 0; k < rows * columns; k++) {
+      diverging(values[k], dark, image.data, 4 * k);
+      image.data[4 * k + 3] = 255;
+    }
+    const scratch = document.createElement("canvas");
+    scratch.width = columns; scratch.height = rows;
+    scratch.getContext("2d").putImageData(image, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(scratch, x, y, w, h);
   }
 
-  function figure(parent, role, caption) {
-    const canvas = el("canvas", { role: "img", "data-role": role });
-    const box = el("div", { class: "pe-canvas-box" }, [canvas]);
-    parent.append(el("figure", { class: "pe-figure" }, [box, ...(caption ? [el("figcaption", { class: "pe-caption", text: caption })] : [])]));
+  // A canvas as wide as its box and as tall as its figure() said, drawn sharp
+  // on the screen's pixels. Its size on the page is left to the style figure()
+  // gave it, so that sizing it changes no layout: a part draws its canvases
+  // before it writes its text, and the page is laid out once, not once a canvas.
+  function sizeCanvas(canvas) {
+    const ratio = window.devicePixelRatio || 1;
+    const width = Math.max(200, canvas.parentElement.clientWidth);
+    const height = canvas.peHeight;
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    return { ctx, width, height };
+  }
+
+  // A canvas in a figure, given its size on the page as it is built, so that the
+  // page does not move when it is first drawn (a frame or more later).
+  function figure(parent, role, height) {
+    const canvas = el("canvas", { role: "img", "data-role": role, style: `width: 100%; height: ${height}px` });
+    canvas.peHeight = height;
+    parent.append(el("figure", { class: "pe-figure" }, [el("div", { class: "pe-canvas-box" }, [canvas])]));
     return canvas;
   }
 
@@ -295,14 +327,13 @@
   // Rows are positions (0 at the top), columns dimensions; hover, click or the
   // arrow keys pick a cell. Rows p and q of the comparison are marked.
   function heatmap(root, state, say) {
-    const canvas = figure(root, "heatmap");
+    const canvas = figure(root, "heatmap", 280);
     canvas.setAttribute("tabindex", "0");
     const legend = el("div", { class: "pe-scale", "data-role": "colour-scale" });
     const readout = el("p", { class: "pe-readout", "data-role": "cell-readout", id: newId("readout") });
     canvas.setAttribute("aria-describedby", readout.id); // the selected cell, read on focus
     root.append(legend, readout);
     const cursor = { p: Math.min(7, state.length - 1), j: 2 };
-    const HEIGHT = 280;
     const pad = { left: 40, right: 24, top: 8, bottom: 36 };
 
     function cellText() {
@@ -343,23 +374,14 @@
 
     function draw() {
       const { d, base, length } = state;
-      const { ctx, width, height } = sizeCanvas(canvas, HEIGHT);
+      const { ctx, width, height } = sizeCanvas(canvas);
       const colours = theme(root);
       const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
       Object.assign(canvas.dataset, { plotLeft: pad.left, plotTop: pad.top, plotWidth: plotW, plotHeight: plotH });
-      const image = new ImageData(d, length);
-      for (let p = 0; p < length; p++) {
-        for (let j = 0; j < d; j++) {
-          const [r, g, b] = diverging(PE.value(p, j, d, base), colours.dark);
-          const k = 4 * (p * d + j);
-          image.data[k] = r; image.data[k + 1] = g; image.data[k + 2] = b; image.data[k + 3] = 255;
-        }
-      }
-      const scratch = document.createElement("canvas");
-      scratch.width = d; scratch.height = length;
-      scratch.getContext("2d").putImageData(image, 0, 0);
-      ctx.imageSmoothingEnabled = false;
-      ctx.drawImage(scratch, pad.left, pad.top, plotW, plotH);
+      const omega = PE.frequencies(d, base);
+      const values = new Float64Array(length * d);
+      for (let p = 0; p < length; p++) values.set(PE.row(p, d, base, omega), p * d);
+      paintCells(ctx, values, length, d, colours.dark, pad.left, pad.top, plotW, plotH);
       ctx.strokeStyle = colours.fg; ctx.lineWidth = 1;
       ctx.strokeRect(pad.left - 0.5, pad.top - 0.5, plotW + 1, plotH + 1);
       // Ticks and labels: position down the left, dimension along the bottom.
@@ -439,11 +461,10 @@
     root.append(el("div", { class: "pe-controls" }, [
       el("div", { class: "pe-control" }, [el("label", { for: id, text: `dimensions (up to ${MAX_WAVES}, separated by commas)` }), dims, message]),
     ]));
-    const canvas = figure(root, "waves");
+    const canvas = figure(root, "waves", 244);
     const legend = el("p", { class: "pe-legend", "data-role": "waves-legend" });
     root.append(legend);
     let chosen = [0, 1, 10, 30];
-    const HEIGHT = 244;
     const pad = { left: 40, right: 12, top: 24, bottom: 38 };
 
     // The typed list, or an error in words.
@@ -481,9 +502,9 @@
 
     function draw() {
       const { d, base, length } = state;
-      commit(false);
-      const { ctx, width, height } = sizeCanvas(canvas, HEIGHT);
+      const { ctx, width, height } = sizeCanvas(canvas);
       const colours = theme(root);
+      commit(false);
       const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
       Object.assign(canvas.dataset, { plotLeft: pad.left, plotTop: pad.top, plotWidth: plotW, plotHeight: plotH });
       const span = Math.max(1, length - 1);
@@ -613,8 +634,8 @@
       edge.textContent = reasons.join(" ");
       edge.hidden = !reasons.length;
     }
-    const vectors = figure(root, "vectors");
-    const curve = figure(root, "similarity");
+    const vectors = figure(root, "vectors", 104);
+    const curve = figure(root, "similarity", 180);
     const results = el("div", { class: "pe-results", "data-role": "pair-results" });
     const tableBox = el("div", { class: "pe-scroll", tabindex: "0", role: "region", "aria-label": "PE(p) and PE(q), first dimensions" });
     const rotation = el("div", { class: "pe-results", "data-role": "rotation-results" });
@@ -622,7 +643,7 @@
 
     function drawVectors(A, B) {
       const { d } = state;
-      const { ctx, width, height } = sizeCanvas(vectors, 104);
+      const { ctx, width, height } = sizeCanvas(vectors);
       const colours = theme(root);
       const left = 62, right = 10, rowH = 22, gap = 6;
       const plotW = width - left - right;
@@ -630,10 +651,7 @@
       ctx.font = "11px sans-serif";
       rows.forEach(([label, values], r) => {
         const top = 4 + r * (rowH + gap);
-        for (let j = 0; j < d; j++) {
-          ctx.fillStyle = rgb(diverging(values[j], colours.dark));
-          ctx.fillRect(left + (j / d) * plotW, top, plotW / d + 0.6, rowH);
-        }
+        paintCells(ctx, values, 1, d, colours.dark, left, top, plotW, rowH);
         ctx.strokeStyle = colours.fg; ctx.lineWidth = 1;
         ctx.strokeRect(left - 0.5, top - 0.5, plotW + 1, rowH + 1);
         text(ctx, colours, label, left - 6, top + rowH / 2, "right", "middle");
@@ -648,14 +666,15 @@
 
     function drawCurve(A) {
       const { d, base, length } = state;
-      const { ctx, width, height } = sizeCanvas(curve, 180);
+      const { ctx, width, height } = sizeCanvas(curve);
       const colours = theme(root);
       const pad = { left: 40, right: 12, top: 24, bottom: 38 };
       const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
       Object.assign(curve.dataset, { plotLeft: pad.left, plotTop: pad.top, plotWidth: plotW, plotHeight: plotH });
       const span = Math.max(1, length - 1);
       const values = [];
-      for (let x = 0; x < length; x++) values.push(PE.dot(A, PE.row(x, d, base)));
+      const omega = PE.frequencies(d, base);
+      for (let x = 0; x < length; x++) values.push(PE.dot(A, PE.row(x, d, base, omega)));
       const top = d / 2, bottom = Math.min(0, ...values);
       const X = (x) => pad.left + (x / span) * plotW;
       const Y = (v) => pad.top + ((top - v) / (top - bottom || 1)) * plotH;
@@ -689,10 +708,12 @@
 
     function update() {
       const { d, base } = state;
-      pair.setLimits(0, d / 2 - 1);
-      markEdges();
       const a = state.p, b = state.q;
       const A = PE.row(a, d, base), B = PE.row(b, d, base);
+      drawVectors(A, B);
+      drawCurve(A);
+      pair.setLimits(0, d / 2 - 1);
+      markEdges();
       const dot = PE.dot(A, B);
       const cosine = dot / (PE.norm(A) * PE.norm(B));
       let squared = 0;
@@ -730,8 +751,6 @@
         el("p", {}, [`and pair ${i} of PE(${b}) is (`, field("target0", fixed(B[2 * i], 6)), ", ",
           field("target1", fixed(B[2 * i + 1], 6)), "): the same, as the rotation property says."]),
       );
-      drawVectors(A, B);
-      drawCurve(A);
     }
     return {
       draw: update,
@@ -801,7 +820,7 @@
     );
     const list = el("ol", { class: "pe-steps", "data-role": "pipeline-steps" });
     root.append(list);
-    const canvas = figure(root, "pipeline-bars");
+    const canvas = figure(root, "pipeline-bars", 170);
     const tableBox = el("div", { class: "pe-scroll", tabindex: "0", role: "region", "aria-label": "The pipeline, first dimensions" });
     const output = el("div", { "data-role": "pipeline" }, [tableBox]);
     root.append(output);
@@ -848,7 +867,7 @@
 
     function drawBars(v) {
       const { d } = state;
-      const { ctx, width, height } = sizeCanvas(canvas, 170);
+      const { ctx, width, height } = sizeCanvas(canvas);
       const colours = theme(root);
       const shown = Math.min(d, 64);
       const pad = { left: 40, right: 10, top: 8, bottom: 34 };
@@ -890,6 +909,7 @@
     function update() {
       const { d } = state;
       const v = vectors();
+      drawBars(v);
       stepLabel.textContent = `Step ${step + 1} of ${STEPS.length}, ${STEPS[step].title}: ${STEPS[step].note} (d = ${d}, √d = ${fixed(Math.sqrt(d), 4)}).`;
       back.disabled = step === 0;
       forward.disabled = step === STEPS.length - 1;
@@ -922,7 +942,6 @@
         el("thead", { role: "rowgroup" }, [el("tr", { role: "row" }, [el("th", { scope: "col", role: "columnheader", text: "dim" }), ...STEPS.map((s, k) => el("th", { scope: "col", role: "columnheader", class: k === step ? "pe-current" : "", text: s.short }))])]),
         el("tbody", { role: "rowgroup" }, rows),
       ]));
-      drawBars(v);
     }
     return { draw: update };
   }
@@ -981,43 +1000,74 @@
   }
 
   function mount(root) {
-    if (root.dataset.mounted) return;
-    root.classList.add("pe-widget");
+    if (root.classList.contains("pe-widget")) return; // mounted, or being mounted
     const kind = root.dataset.peWidget;
+    if (!["playground", "table", "rotation"].includes(kind)) return;
+    let width = root.clientWidth; // read before anything is added: no layout to redo
+    root.classList.add("pe-widget");
     const state = { d: LIMITS.d.value, base: LIMITS.base.value, length: LIMITS.length.value, p: 5, q: 9 };
     const say = announcer(root);
     const parts = [];
     const redraw = () => parts.forEach((part) => part.draw());
+    // Each step builds one part (the settings come with the first) and returns it.
+    let steps;
     if (kind === "playground") {
-      const table = heatmap(section(root, "The table",
-        "Rows are positions, columns are dimensions. Hover, click, or focus the table and use the arrow keys, Page Up/Down, Home and End to read a cell."), state, say);
-      const wave = waves(section(root, "The waves",
-        "Each chosen dimension is drawn as a smooth curve of the position; the dots are the whole positions a model actually sees."), state, say);
-      const two = compare(section(root, "Two positions",
-        "Choose any two positions p and q; they are marked in the table and the waves."), state, say, () => { table.draw(); wave.draw(); two.draw(); });
-      parts.push(table, wave, two);
-      parts.push(pipeline(section(root, "One token through the pipeline",
-        "Step through what happens to one token before the first layer, or press Play. The embedding is a stand-in: random, with the usual initialisation (standard deviation 1/√d), the same every time for the same word."), state, say));
-      settings(root, state, redraw, true, say, () => two.resize());
+      let table, wave, two;
+      steps = [
+        () => {
+          table = heatmap(section(root, "The table",
+            "Rows are positions, columns are dimensions. Hover, click, or focus the table and use the arrow keys, Page Up/Down, Home and End to read a cell."), state, say);
+          settings(root, state, redraw, true, say, () => two && two.resize());
+          return table;
+        },
+        () => (wave = waves(section(root, "The waves",
+          "Each chosen dimension is drawn as a smooth curve of the position; the dots are the whole positions a model actually sees."), state, say)),
+        () => (two = compare(section(root, "Two positions",
+          "Choose any two positions p and q; they are marked in the table and the waves."), state, say, () => { table.draw(); wave.draw(); two.draw(); })),
+        () => pipeline(section(root, "One token through the pipeline",
+          "Step through what happens to one token before the first layer, or press Play. The embedding is a stand-in: random, with the usual initialisation (standard deviation 1/√d), the same every time for the same word."), state, say),
+      ];
     } else if (kind === "table") {
-      state.d = 16; state.length = 24; state.p = undefined; state.q = undefined;
-      parts.push(heatmap(root, state, say));
-      settings(root, state, redraw, true, say);
-    } else if (kind === "rotation") {
-      state.d = 16;
-      parts.push(rotationWidget(root, state, say));
-      settings(root, state, redraw, false, say);
+      Object.assign(state, { d: 16, length: 24, p: undefined, q: undefined });
+      steps = [() => {
+        const table = heatmap(root, state, say);
+        settings(root, state, redraw, true, say);
+        return table;
+      }];
     } else {
-      return;
+      state.d = 16;
+      steps = [() => {
+        const rotation = rotationWidget(root, state, say);
+        settings(root, state, redraw, false, say);
+        return rotation;
+      }];
     }
-    redraw();
-    root.dataset.mounted = "true";
+    // A part is built in one task and drawn in the next, after the browser has
+    // laid it out and shown it (a frame), together with the building of the
+    // part after it. Built and drawn at once, the playground was one task of
+    // about 300 ms on a 4x-throttled phone (Lighthouse's), nearly all of it
+    // blocking time: each part laid the page out again as it read its canvas's
+    // width (issue 41, tools/blocking.py). A change the reader makes redraws the
+    // parts drawn so far at once; a part drawn later starts from the settings as
+    // they are then. data-mounted marks the last part drawn. (In a tab that is
+    // not shown there are no frames: the widget is drawn when it is shown.)
+    let built = null;
+    const next = () => {
+      if (!root.isConnected) return;
+      if (built) {
+        built.draw();
+        parts.push(built);
+      }
+      built = steps.length ? steps.shift()() : null;
+      if (built) requestAnimationFrame(() => setTimeout(next, 0));
+      else root.dataset.mounted = "true";
+    };
+    setTimeout(next, 0);
     // Follow the palette switch, and the container's width (not its height,
     // which the redraw itself may change).
     // (Material's instant navigation replaces the page: a widget gone stops listening.)
     const observer = new MutationObserver(() => (root.isConnected ? redraw() : observer.disconnect()));
     observer.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
-    let width = root.clientWidth;
     let pending = false;
     window.addEventListener("resize", () => {
       if (pending) return;

@@ -961,7 +961,8 @@ def test_settings_changed_while_the_playground_is_drawn_reach_every_part(
     """The playground is drawn one part a frame (issue 41: one long task before). A
     setting changed before any part is drawn, and one changed after the first, show in
     every part once the last is drawn: those drawn already are drawn again, the others
-    start from the settings as they are."""
+    start from the settings as they are. 4 positions, set before the comparison is
+    built, bring its p and q (5 and 9) down to the last position, 3."""
     page.add_init_script(HOLD_WIDGET_FRAMES)
     page.goto(server + "playground/")
     widget = page.locator(PLAYGROUND)
@@ -978,9 +979,9 @@ def test_settings_changed_while_the_playground_is_drawn_reach_every_part(
     let_a_frame_go()  # the table is drawn; the waves are built
     page.wait_for_function("window.peHeldFrames.length === 1")
     assert widget.locator("canvas").count() == 2
-    set_control(widget, "length", 20)
+    set_control(widget, "length", 4)
     table = widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
-    assert "20 positions down, 16 dimensions across" in table
+    assert "4 positions down, 16 dimensions across" in table
     while not page.evaluate(mounted):
         let_a_frame_go()
         page.wait_for_function(f"window.peHeldFrames.length === 1 || {mounted}")
@@ -989,12 +990,15 @@ def test_settings_changed_while_the_playground_is_drawn_reach_every_part(
         role: widget.locator(f'[data-role="{role}"]').get_attribute("aria-label") or ""
         for role in ("heatmap", "waves", "similarity", "pipeline-bars")
     }
-    assert "20 positions down, 16 dimensions across" in labels["heatmap"]
-    assert "from 0 to 19, values from \u22121 to 1, d_model 16" in labels["waves"]
-    assert "every position from 0 to 19" in labels["similarity"]
+    assert "4 positions down, 16 dimensions across" in labels["heatmap"]
+    assert "from 0 to 3, values from \u22121 to 1, d_model 16" in labels["waves"]
+    assert "every position from 0 to 3" in labels["similarity"]
     assert "the first 16 of 16 dimensions" in labels["pipeline-bars"]
+    results = widget.locator('[data-role="pair-results"]')
+    assert (field(results, "a"), field(results, "b")) == (3, 3)
+    assert widget.locator('[data-control="q"]').input_value() == "3"
     table = widget.locator('[data-role="compare-table"]')
-    np.testing.assert_allclose(fields(table, "pe-p"), exact(5, 16, 10000)[:8], atol=SHOWN)
+    np.testing.assert_allclose(fields(table, "pe-p"), exact(3, 16, 10000)[:8], atol=SHOWN)
     assert "d = 16" in widget.locator('[data-role="step-label"]').inner_text()
 
 

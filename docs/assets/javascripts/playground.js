@@ -27,14 +27,11 @@
     },
     // Every pair's frequency, for the loops that need them all (the same numbers).
     frequencies(d, base) {
-      return Float64Array.from({ length: d / 2 }, (_, i) => PE.frequency(i, d, base));
+      return Float64Array.from({ length: Math.ceil(d / 2) }, (_, i) => PE.frequency(i, d, base));
     },
     row(p, d, base, omega = PE.frequencies(d, base)) {
       const out = new Float64Array(d);
-      for (let i = 0; i < d / 2; i++) {
-        out[2 * i] = Math.sin(p * omega[i]);
-        out[2 * i + 1] = Math.cos(p * omega[i]);
-      }
+      for (let j = 0; j < d; j++) out[j] = j % 2 ? Math.cos(p * omega[j >> 1]) : Math.sin(p * omega[j >> 1]);
       return out;
     },
     dot(a, b) {
@@ -577,6 +574,10 @@
 
   // ------------------------------------------------------------------ two positions
   function compare(root, state, say, onMove) {
+    // Built after the reader may have cut the positions short (the playground is
+    // built a part a frame): p and q start inside them.
+    state.p = Math.min(state.p, state.length - 1);
+    state.q = Math.min(state.q, state.length - 1);
     const p = control({ key: "p", name: "p", kind: "int", min: 0, max: state.length - 1, value: state.p },
       (v) => { state.p = v; onMove(); }, say);
     const q = control({ key: "q", name: "q", kind: "int", min: 0, max: state.length - 1, value: state.q },
@@ -1002,8 +1003,11 @@
   function mount(root) {
     if (root.classList.contains("pe-widget")) return; // mounted, or being mounted
     const kind = root.dataset.peWidget;
-    if (!["playground", "table", "rotation"].includes(kind)) return;
-    let width = root.clientWidth; // read before anything is added: no layout to redo
+    if (!["playground", "table", "rotation"].includes(kind)) {
+      root.dataset.mounted = "error"; // said, not left waiting (the tests wait for data-mounted)
+      console.error(`data-pe-widget="${kind}" is not a widget: playground, table or rotation`);
+      return;
+    }
     root.classList.add("pe-widget");
     const state = { d: LIMITS.d.value, base: LIMITS.base.value, length: LIMITS.length.value, p: 5, q: 9 };
     const say = announcer(root);
@@ -1049,16 +1053,22 @@
     // blocking time: each part laid the page out again as it read its canvas's
     // width (issue 41, tools/blocking.py). A change the reader makes redraws the
     // parts drawn so far at once; a part drawn later starts from the settings as
-    // they are then. data-mounted marks the last part drawn. (In a tab that is
+    // they are then. data-mounted marks the last part drawn ("error" if one
+    // failed: the page's error is thrown). (In a tab that is
     // not shown there are no frames: the widget is drawn when it is shown.)
     let built = null;
     const next = () => {
       if (!root.isConnected) return;
-      if (built) {
-        built.draw();
-        parts.push(built);
+      try {
+        if (built) {
+          built.draw();
+          parts.push(built);
+        }
+        built = steps.length ? steps.shift()() : null;
+      } catch (error) {
+        root.dataset.mounted = "error"; // the page's error, not a widget that never finishes
+        throw error;
       }
-      built = steps.length ? steps.shift()() : null;
       if (built) requestAnimationFrame(() => setTimeout(next, 0));
       else root.dataset.mounted = "true";
     };
@@ -1068,15 +1078,18 @@
     // (Material's instant navigation replaces the page: a widget gone stops listening.)
     const observer = new MutationObserver(() => (root.isConnected ? redraw() : observer.disconnect()));
     observer.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
-    let pending = false;
-    window.addEventListener("resize", () => {
-      if (pending) return;
-      pending = true;
-      requestAnimationFrame(() => {
-        pending = false;
-        if (root.isConnected && root.clientWidth !== width) { width = root.clientWidth; redraw(); }
-      });
+    // The width comes from a ResizeObserver, told it once the page is laid out:
+    // read as the script starts, it made the browser style and lay out the page
+    // then and there (the whole page, if the script came before its first layout).
+    // The redraw waits for the next frame, out of the observer's own callback.
+    let width = null;
+    const sizes = new ResizeObserver((entries) => {
+      if (!root.isConnected) return sizes.disconnect();
+      const now = entries[entries.length - 1].contentRect.width;
+      if (width !== null && now !== width) requestAnimationFrame(redraw);
+      width = now;
     });
+    sizes.observe(root);
   }
 
   function mountAll() {

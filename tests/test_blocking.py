@@ -76,6 +76,10 @@ def test_the_record_says_how_it_was_measured() -> None:
     assert all("scroll-regions.js" in p["scripts_refused"] for p in data["pages"].values())
 
 
+def _thread_name(tid: int, name: str) -> dict[str, Any]:
+    return {"name": "thread_name", "ph": "M", "pid": 1, "tid": tid, "args": {"name": name}}
+
+
 def _event(name: str, tid: int, ts: float, dur: float, tdur: float | None) -> dict[str, Any]:
     event: dict[str, Any] = {"name": name, "ph": "X", "pid": 1, "tid": tid, "ts": ts, "dur": dur}
     if tdur is not None:
@@ -89,21 +93,9 @@ def test_the_main_thread_s_tasks_are_read_by_thread_time() -> None:
     task = "ThreadControllerImpl::RunTask"
     trace = {
         "traceEvents": [
-            {
-                "name": "thread_name",
-                "ph": "M",
-                "pid": 1,
-                "tid": 7,
-                "args": {"name": "CrRendererMain"},
-            },
-            {
-                "name": "thread_name",
-                "ph": "M",
-                "pid": 1,
-                "tid": 8,
-                "args": {"name": "CrRendererMain"},
-            },
-            {"name": "thread_name", "ph": "M", "pid": 1, "tid": 9, "args": {"name": "Compositor"}},
+            _thread_name(7, "CrRendererMain"),
+            _thread_name(8, "CrRendererMain"),
+            _thread_name(9, "Compositor"),
             _event(task, 7, 1000.0, 90_000.0, 30_000.0),  # 90 ms waited for, 30 ms of work
             _event(task, 7, 200_000.0, 20_000.0, None),
             _event("FunctionCall", 7, 1000.0, 80_000.0, 25_000.0),  # inside a task: not one
@@ -164,13 +156,7 @@ def test_the_own_code_s_share_of_a_task_is_what_it_adds_past_50_ms() -> None:
 
     trace = {
         "traceEvents": [
-            {
-                "name": "thread_name",
-                "ph": "M",
-                "pid": 1,
-                "tid": 7,
-                "args": {"name": "CrRendererMain"},
-            },
+            _thread_name(7, "CrRendererMain"),
             _event(task, 7, 0.0, 30_000.0, 30_000.0),
             code("EvaluateScript", 1000.0, 20.0, ours),
             _event(task, 7, 100_000.0, 20_000.0, 20_000.0),

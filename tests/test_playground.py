@@ -980,8 +980,8 @@ def test_settings_changed_while_the_playground_is_drawn_reach_every_part(
     page.wait_for_function("window.peHeldFrames.length === 1")
     assert widget.locator("canvas").count() == 2
     set_control(widget, "length", 4)
-    table = widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
-    assert "4 positions down, 16 dimensions across" in table
+    drawn = widget.locator('[data-role="heatmap"]').get_attribute("aria-label") or ""
+    assert "4 positions down, 16 dimensions across" in drawn
     while not page.evaluate(mounted):
         let_a_frame_go()
         page.wait_for_function(f"window.peHeldFrames.length === 1 || {mounted}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import statistics
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,10 @@ from conftest import ROOT
 from tools import lighthouse, local_site
 
 RECORD = ROOT / "benchmarks" / "results" / "lighthouse.json"
+#: The first of the two full runs after the playground's change, kept beside the record
+#: (the second) so that what the CHANGELOG and the comment below say of both is checked.
+#: A new record replaces the two: this file, its test and the xfail go with it.
+FIRST_RUN = ROOT / "benchmarks" / "results" / "lighthouse-run1.json"
 #: Issue 23's targets, written out here rather than read from the tool.
 TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
 
@@ -92,6 +97,32 @@ def test_every_page_scores_100_for_accessibility_best_practices_and_seo() -> Non
 def test_every_page_scores_95_for_performance() -> None:
     assert below("performance") == {}
     assert record()["targets_met"] is True
+
+
+def test_the_two_runs_differ_as_the_changelog_says() -> None:
+    """Both runs of one build: the benchmark index medians, the pages at 95 or more in
+    both (37), /playground/ in each, and each miss on one of the eight largest pages,
+    on total blocking time, scoring 98 or more in the other run."""
+    runs = [json.loads(FIRST_RUN.read_text(encoding="utf-8"))["pages"], record()["pages"]]
+    assert sorted(runs[0]) == sorted(runs[1])
+    medians = [statistics.median(p["benchmark_index"] for p in run.values()) for run in runs]
+    assert [round(m) for m in medians] == [1234, 1309]
+    score = [{path: p["scores"]["performance"] for path, p in run.items()} for run in runs]
+    assert sum(all(s[path] >= 95 for s in score) for path in score[0]) == 37
+    assert [s["/playground/"] for s in score] == [98, 97]
+    largest = sorted(runs[1], key=lambda path: runs[1][path]["dom_elements"])[-8:]
+    missed = 0
+    for first, second in ((0, 1), (1, 0)):
+        for path, value in score[first].items():
+            if value < 95:
+                missed += 1
+                assert path in largest, path
+                assert 91 <= value <= 94, path
+                assert score[second][path] >= 98, path
+                assert runs[first][path]["failing_audits"] == {
+                    "performance": ["total-blocking-time"]
+                }
+    assert missed == 5
 
 
 def test_the_record_names_its_lighthouse_and_the_machine() -> None:

@@ -101,7 +101,7 @@ def axial_rope(axes_dim: Sequence[int], *, base: float = 10000.0) -> GridRope:
     ----------
     axes_dim : sequence of int
         Rotated dimensions per axis, each a positive even integer, adding up
-        to at most 2**24 (Flux: ``(16, 56, 56)`` for (index, row, column); a
+        to at most ``2**24`` (Flux: ``(16, 56, 56)`` for (index, row, column); a
         2-D ViT with head width $d$: ``(d/2, d/2)`` for (row, column)).
     base : float, default 10000.0
         The base $b$ (``theta`` in diffusers, ``temperature`` in timm).
@@ -116,7 +116,7 @@ def axial_rope(axes_dim: Sequence[int], *, base: float = 10000.0) -> GridRope:
     ------
     TypeError, ValueError
         If `axes_dim` is not a non-empty sequence of positive even integers
-        adding up to at most 2**24, or `base` is not a finite number above 1.
+        adding up to at most ``2**24``, or `base` is not a finite number above 1.
 
     Examples
     --------
@@ -164,7 +164,7 @@ def grid_rope_angles(positions: ArrayLike, rope: GridRope) -> NDArray[np.float64
     TypeError, ValueError
         If `rope` is not a `GridRope`, `positions` is not a real array whose
         last dimension is the number of axes, a coordinate is not finite
-        or beyond ``±(2**31 - 1)``, or the angles would hold more than 2**31
+        or beyond ``±(2**31 - 1)``, or the angles would hold more than ``2**31``
         values (checked before any is computed).
 
     Examples
@@ -228,7 +228,7 @@ def grid_positions(shape: Sequence[int]) -> NDArray[np.int64]:
     ------
     TypeError, ValueError
         If `shape` is not a non-empty sequence of positive integers, or the
-        coordinates would hold more than 2**31 values (``prod(shape) *
+        coordinates would hold more than ``2**31`` values (``prod(shape) *
         len(shape)``; checked before any is built).
 
     Examples

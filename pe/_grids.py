@@ -26,8 +26,8 @@ block's values depend on one coordinate only, so each sine and cosine is
 computed once per row or column of the grid and copied to its tokens.
 
 Limits, checked before anything is built: ``dim`` at most `MAX_D_MODEL`
-(2**24), a table of at most `MAX_ELEMENTS` (2**31) values, and coordinates
-(an index times its scale) within ``±MAX_POSITION`` (2**31 - 1), the range
+(``2**24``), a table of at most `MAX_ELEMENTS` (``2**31``) values, and coordinates
+(an index times its scale) within ``±MAX_POSITION`` (``2**31 - 1``), the range
 of positions everywhere in `pe`.
 """
 
@@ -239,7 +239,7 @@ def grid_sincos(
         ``n`` for an ``n x n`` grid of patches, or ``(height, width)``.
     dim : int
         Width of each token's embedding; a positive multiple of 4, at most
-        2**24.
+        ``2**24``.
     layout : {"mae", "timm"}, default "mae"
         ``"mae"``: ``[sin x | cos x | sin y | cos y]`` (MAE, diffusers);
         ``"timm"``: ``[sin y | sin x | cos y | cos x]`` (timm's defaults).
@@ -268,7 +268,7 @@ def grid_sincos(
     ValueError
         If `dim` is not a positive multiple of 4, `layout` is unknown, or a
         size, `base` or `scale` is out of range (the table may hold at most
-        2**31 values).
+        ``2**31`` values).
 
     Examples
     --------

@@ -304,7 +304,7 @@ def identify_table(table: Any) -> Identification:
         one in front (``(1, n, d)``) or a sequence-first buffer ``(n, 1, d)`` is
         read as ``(n, d)``, and a table with positions along its columns is
         tried transposed. Row ``k`` is read as consecutive positions from an
-        offset the report gives. At most 2**18 values are read.
+        offset the report gives. At most ``2**18`` values are read.
 
     Returns
     -------

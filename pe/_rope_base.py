@@ -118,8 +118,8 @@ def rope_decay_bound(distances: Any, head_dim: int, base: float = 10000.0) -> ND
         integers of any shape (negative ones give the same value as their
         magnitude; ``|r| <= 2**31 - 1``).
     head_dim : int
-        The head size $d$; a positive even integer, at most 65,536 (2**16).
-        The distances times $d/2$ may be at most 2**28 terms.
+        The head size $d$; a positive even integer, at most 65,536 (``2**16``).
+        The distances times $d/2$ may be at most ``2**28`` terms.
     base : float, default 10000.0
         The base $b$; a finite real number greater than 1.
 
@@ -135,8 +135,8 @@ def rope_decay_bound(distances: Any, head_dim: int, base: float = 10000.0) -> ND
         If `distances` holds non-integers, or `head_dim` or `base` has the wrong type.
     ValueError
         If a distance is out of range, `head_dim` is not positive and even
-        or above 2**16, `base` is not finite and above 1, or the distances
-        times ``head_dim / 2`` exceed 2**28 terms (checked before any is
+        or above ``2**16``, `base` is not finite and above 1, or the distances
+        times ``head_dim / 2`` exceed ``2**28`` terms (checked before any is
         computed).
 
     Notes
@@ -295,10 +295,10 @@ def rope_min_base(
     ----------
     context : int
         The context $L$; positions ``0 .. context - 1`` are checked. From 1 to
-        `MAX_MIN_BASE_CONTEXT` (2**22).
+        `MAX_MIN_BASE_CONTEXT` (``2**22``).
     head_dim : int
-        The head size $d$; a positive even integer, at most 65,536 (2**16).
-        The context times $d/2$ may be at most 2**28 terms.
+        The head size $d$; a positive even integer, at most 65,536 (``2**16``).
+        The context times $d/2$ may be at most ``2**28`` terms.
     points_per_decade : int, default 1000
         The grid: bases $10^{k/n}$ for $k = 1, 2, \dots$ with $n$ =
         `points_per_decade` (1000: steps of 0.23 %). From 1 to 100,000.

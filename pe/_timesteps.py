@@ -210,7 +210,7 @@ def timestep_embedding(
         Real timesteps of any shape; fractional values are allowed (flow
         models feed ``1000 * sigma``).
     dim : int
-        Width $D$ of the embedding, an integer from 2 to 2**24. An odd width
+        Width $D$ of the embedding, an integer from 2 to ``2**24``. An odd width
         gets a zero last column.
     flip_sin_to_cos : bool, default False
         False: ``[sin, cos]`` halves; True: ``[cos, sin]``.
@@ -238,8 +238,8 @@ def timestep_embedding(
         setting has the wrong type.
     ValueError
         If a timestep is not finite or too large, `dim` is below 2 or above
-        2**24, ``dim // 2 - downscale_freq_shift`` is not positive, or the
-        embedding would hold more than 2**31 values (checked before any is
+        ``2**24``, ``dim // 2 - downscale_freq_shift`` is not positive, or the
+        embedding would hold more than ``2**31`` values (checked before any is
         built).
 
     Notes

@@ -159,3 +159,18 @@ def pages_of(directory: Path) -> dict[str, list[tuple[str, str]]]:
         str(page.relative_to(directory).parent): offences(page.read_text(encoding="utf-8"))
         for page in sorted(directory.glob("**/index.html"))
     }
+
+
+#: A power written ``2**16`` in prose, which Markdown read as the start of bold text
+#: when another ``**`` followed in the paragraph (``(2<strong>16). ... 2</strong>28``).
+_POWER_AS_BOLD = re.compile(r"\d<strong>\d[^<]{0,40}")
+
+
+def test_no_power_is_read_as_bold(site: SiteBuild) -> None:
+    """A docstring writes a power as code (````2**16````), so no page shows it in bold."""
+    found = [
+        f"{path.relative_to(site.directory)}: {match.group(0)}"
+        for path in sorted(site.directory.rglob("*.html"))
+        for match in _POWER_AS_BOLD.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []

@@ -165,7 +165,7 @@ class _GridRotary(RotaryEmbedding):
 
         torch reads a uint8 index tensor as a boolean mask and refuses int8
         and int16 as indices; every integer dtype is converted here, and a
-        uint64 value of 2**63 or more (which int64 cannot hold) is refused.
+        uint64 value of ``2**63`` or more (which int64 cannot hold) is refused.
         """
         if (
             not isinstance(positions, Tensor)
@@ -641,7 +641,7 @@ def _integer_tensor(value: Any, name: str, accepted: str) -> Tensor:
     """Return `value`, an integer tensor of any integer dtype, as int64 (its values).
 
     Floating-point, complex and bool tensors are refused (a bool is no count
-    and a complex number no position); a uint64 value of 2**63 or more, which
+    and a complex number no position); a uint64 value of ``2**63`` or more, which
     int64 cannot hold, too.
     """
     if not isinstance(value, Tensor):

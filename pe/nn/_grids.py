@@ -114,7 +114,7 @@ def resample_grid_embedding(
         If `table` does not have 2 or 3 dimensions, has no columns or no grid
         tokens after `prefix_tokens`, its token count does not match
         `old_size` (or a square grid) plus `prefix_tokens`, or the result
-        would hold more than 2**31 values (checked before interpolating).
+        would hold more than ``2**31`` values (checked before interpolating).
 
     Examples
     --------

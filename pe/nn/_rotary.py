@@ -693,7 +693,7 @@ class RotaryEmbedding(nn.Module):
         TypeError, ValueError
             For a `length` that is not a non-negative integer, a `dtype` that
             is not a floating-point torch dtype, a `device` that is not
-            available, or a table of more than 2**31 values.
+            available, or a table of more than ``2**31`` values.
 
         Examples
         --------

@@ -96,7 +96,7 @@ def timestep_embedding(
         ``meta`` device only the shape is computed (there are no values to
         check).
     dim : int
-        Width of the embedding, an integer from 2 to 2**24 (an odd width gets
+        Width of the embedding, an integer from 2 to ``2**24`` (an odd width gets
         a zero column).
     flip_sin_to_cos : bool, default False
         False: ``[sin, cos]`` halves; True: ``[cos, sin]``.
@@ -121,7 +121,7 @@ def timestep_embedding(
         If `timesteps` is not a real tensor, or a setting has the wrong type.
     ValueError
         If a timestep is not finite, a setting is out of range, or the
-        embedding would hold more than 2**31 values (checked before any
+        embedding would hold more than ``2**31`` values (checked before any
         value is read).
 
     Examples
@@ -162,7 +162,7 @@ class SinusoidalTimestepEmbedding(nn.Module):
     TypeError, ValueError
         If a setting is invalid (at construction), or the timesteps are not
         a real tensor of finite values (in `forward`), or their embedding
-        would hold more than 2**31 values.
+        would hold more than ``2**31`` values.
 
     Notes
     -----

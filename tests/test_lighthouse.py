@@ -86,10 +86,8 @@ def test_every_page_scores_100_for_accessibility_best_practices_and_seo() -> Non
 # median of three moved by up to 7 points between the runs, always on total blocking
 # time, and the five pages that missed are five of the site's eight largest (4,455 to
 # 7,646 elements). On /beyond/rope-scaling/ a trace puts most of that time in the
-# browser's own style and layout of the page as it is parsed; the site's scripts added
-# at most 106 ms to any page in that build's make blocking record. (Since then blocks
-# below the first screen are content-visibility: auto; this record is of the build
-# before.) At this machine's speed the target holds
+# browser's own style and layout of the page as it is parsed; the site's scripts add
+# at most 106 ms to any page (make blocking). At this machine's speed the target holds
 # on 37 pages in both runs, and any of the largest may miss it in a run.
 @pytest.mark.xfail(
     strict=True,

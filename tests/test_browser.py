@@ -84,20 +84,17 @@ def test_every_page_is_local_clean_rendered_and_light(
 
 def test_the_rendering_check_sees_each_problem(server: str, browser: Browser) -> None:
     """`_RENDERED` is not blind: TeX left raw, a formula with no MathML, a broken or
-    unnamed image and a formula in a scroll box of its own, made on a real page;
-    `_TABLES` sees a table that scrolls sideways, and `_FIRST_SKIPPABLE` a block the
-    browser may skip on the first screen."""
+    unnamed image and a formula in a scroll box of its own, made on a real page; and
+    `_TABLES` sees a table that scrolls sideways."""
     with watched_page(browser, server) as watched:
         page = watched[0]
         open_page(page, server + "formula/")
         wait_for_math(page)
         screens._load_figures(page)
         assert page.evaluate(screens._RENDERED) == []
-        assert page.evaluate(screens._FIRST_SKIPPABLE) >= screens.FIRST_SCREENS * screens.HEIGHT
         page.evaluate(
             """() => {
               const article = document.querySelector('article');
-              article.querySelector('p').style.contentVisibility = 'auto';
               const raw = document.createElement('span');
               raw.className = 'arithmatex'; raw.textContent = '\\(\\sin x\\)';
               const image = document.createElement('img');
@@ -113,9 +110,6 @@ def test_the_rendering_check_sees_each_problem(server: str, browser: Browser) ->
         page.wait_for_function(screens._FIGURES_LOADED)
         found = "\n".join(page.evaluate(screens._RENDERED))
         tables = page.evaluate(screens._TABLES)
-        # `_FIRST_SKIPPABLE`: a paragraph of the first screen the browser may skip
-        first_skippable = page.evaluate(screens._FIRST_SKIPPABLE)
-    assert first_skippable < 400, first_skippable
     for problem in (
         "math left as TeX",
         "without its hidden drawing and MathML",
@@ -549,107 +543,6 @@ def test_on_a_touch_phone_code_that_scrolls_takes_the_focus(server: str, browser
         )
         assert roles, "no copy button"
         assert set(roles) == {"none"}, roles
-        assert outside == []
-        assert errors == []
-
-
-#: The article's blocks whose content the browser has skipped (content-visibility: auto,
-#: extra.css: the block itself stays, at its stand-in height),
-#: and the boxes that scroll sideways without tabindex=0, as a reader's script sees them
-#: (reading a box's widths lays its block out).
-SKIPPED_AND_UNREACHABLE = """() => {
-  const blocks = [...document.querySelectorAll('article.md-content__inner > *')];
-  const boxes = [...document.querySelectorAll(
-    'article pre > code, article .md-typeset__scrollwrap, article div.arithmatex')];
-  return [
-    blocks.filter(b => b.firstElementChild
-      && !b.firstElementChild.checkVisibility({contentVisibilityAuto: true})).length,
-    boxes.filter(b => b.scrollWidth > b.clientWidth && b.getAttribute('tabindex') !== '0').length,
-  ];
-}"""
-#: Scroll from the top of the page down to the heading whose id is `arguments`, a
-#: screen at a time (each block passed is drawn), until it is 233 px from the top of
-#: the window; returns where it is then.
-READ_DOWN_TO = """async id => {
-  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
-  const heading = document.getElementById(id);
-  window.scrollTo(0, 0);
-  await frame();
-  while (heading.getBoundingClientRect().top > 233 + innerHeight) {
-    window.scrollBy(0, innerHeight * 0.8);
-    await frame(); await frame();
-  }
-  window.scrollBy(0, heading.getBoundingClientRect().top - 233);
-  await frame(); await frame();
-  window.scrollBy(0, heading.getBoundingClientRect().top - 233);
-  await frame();
-  return Math.round(heading.getBoundingClientRect().top);
-}"""
-#: Where a heading is, in CSS pixels from the top of the window, two frames after
-#: `arguments` (its id) is asked for: the page has settled by then.
-HEADING_TOP = """async id => {
-  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
-  await frame(); await frame();
-  return Math.round(document.getElementById(id).getBoundingClientRect().top);
-}"""
-
-
-def test_far_blocks_wait_to_be_laid_out_and_back_returns_to_the_same_text(
-    server: str, browser: Browser
-) -> None:
-    """On a long page a phone lays out only the blocks near the screen, and loses nothing.
-
-    extra.css gives the article's blocks below the first screen content-visibility:
-    auto, so a block far from the screen counts as 200 px tall until it is first
-    drawn. Yet every box that scrolls sideways in one takes the focus
-    (scroll-regions.js measures it when the main thread is idle), and the reader who
-    jumps far down, leaves for another page and comes back, or reloads, finds the
-    same heading at the same height: the browser and the theme return to a pixel
-    offset, which overrides/main.html corrects to the block the reader had at the
-    top of the window. (Here Back loads the page again: the theme's instant
-    navigation, which goes back by a popstate and its own window.scrollTo, is
-    inert in a build without site_url, whose sitemap names no page.)
-    """
-    phone: dict[str, Any] = {"viewport": {"width": 375, "height": 700}, **screens.PHONE}
-    with watched_page(browser, server, **phone) as (page, outside, errors):
-        open_page(page, server + "beyond/rope-scaling/")
-        skipped, unreachable = page.evaluate(SKIPPED_AND_UNREACHABLE)
-        assert skipped > 20, skipped
-        assert unreachable == 0
-        heading = page.evaluate(
-            "(all => all[Math.floor(all.length * 3 / 4)].id)"
-            "([...document.querySelectorAll('article h2[id]')])"
-        )
-
-        def leave_and_come_back(forget: bool) -> int:
-            """Read down to `heading`, go to another page and back; where is it now?"""
-            assert page.evaluate(READ_DOWN_TO, heading) == 233
-            page.wait_for_timeout(400)  # the place is kept 150 ms after scrolling stops
-            # (the navigation drawer is closed on a phone: the link is clicked by script)
-            page.evaluate(
-                "document.querySelector(\"nav.md-nav--primary a[href$='formula/']\").click()"
-            )
-            page.wait_for_url(re.compile(r".*/formula/$"))
-            page.wait_for_function(
-                "document.querySelector('article h1')?.textContent.includes('The formula')"
-            )
-            if forget:
-                page.evaluate("sessionStorage.clear()")
-            page.go_back()
-            page.wait_for_url(re.compile(r".*/beyond/rope-scaling/$"))
-            page.wait_for_function(f"document.getElementById({json.dumps(heading)}) !== null")
-            page.wait_for_timeout(400)
-            return int(page.evaluate(HEADING_TOP, heading))
-
-        # Without the place kept, the theme's pixel is somewhere else in the text: the
-        # blocks read on the way down are drawn at their heights, the page it swaps in
-        # has them at 200 px.
-        assert abs(leave_and_come_back(forget=True) - 233) > 50
-        assert abs(leave_and_come_back(forget=False) - 233) <= 1
-        page.reload(wait_until="load")
-        page.wait_for_function("document.documentElement.getAttribute('data-pe-scripts') === 'run'")
-        page.wait_for_timeout(400)
-        assert abs(page.evaluate(HEADING_TOP, heading) - 233) <= 1
         assert outside == []
         assert errors == []
 

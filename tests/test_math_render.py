@@ -90,11 +90,6 @@ def compare(browser: Any, base: str, path: str, source: str) -> list[tuple[str, 
         assert plain.evaluate("document.fonts.check('1em KaTeX_Main')"), "no KaTeX fonts"
         drawn = parts.nth(i).locator(".katex-html")
         drawn.scroll_into_view_if_needed()
-        # Two frames: blocks that come into view are drawn at their own heights in the
-        # frame after (content-visibility, extra.css), which can move this one.
-        site.evaluate(
-            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-        )
         # The same offset within a pixel, so both are rasterised alike.
         plain.evaluate(
             "([x, y]) => Object.assign(document.getElementById('f').style,"

@@ -131,15 +131,10 @@ def idle_search(target: Any) -> None:
 #: have run: they start after the first paint (overrides/main.html), so the load
 #: event may come first.
 HELD_SCRIPTS_RUN = "document.documentElement.getAttribute('data-pe-scripts') === 'run'"
-#: The site's scripts have run: those held; scroll-regions.js, which marks
-#: <html> data-pe-regions="measured" once every box that scrolls sideways has
-#: been measured (some only when the main thread is idle); and each widget's,
-#: which draws one part a frame and marks the widget data-mounted after the
-#: last (playground.js).
+#: The site's scripts have run: those held, and each widget's, which draws one
+#: part a frame and marks the widget data-mounted after the last (playground.js).
 SCRIPTS_RUN = (
-    f"{HELD_SCRIPTS_RUN}"
-    " && document.documentElement.getAttribute('data-pe-regions') === 'measured'"
-    " && !document.querySelector('[data-pe-widget]:not([data-mounted])')"
+    f"{HELD_SCRIPTS_RUN} && !document.querySelector('[data-pe-widget]:not([data-mounted])')"
 )
 
 

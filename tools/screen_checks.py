@@ -19,9 +19,7 @@ around it, whose contrast axe checks, and no background of its own.
 
 On its first view (the widest window, first scheme) each page is also read as
 it was drawn (`_RENDERED`): no formula left as TeX, KaTeX's HTML drawn in its
-own fonts with its MathML beside it, every visible figure loaded and named
-(and, as a phone and as a desktop each load it, no block the browser may skip
-starts within `FIRST_SCREENS` windows of the top: `_FIRST_SKIPPABLE`);
+own fonts with its MathML beside it, every visible figure loaded and named;
 and at `FIGURE_WIDTHS` the figures it shows are recorded (which drawing, how
 wide) so that their text can be measured, and so is how far each table
 scrolls sideways in its box. Requests to another host are
@@ -72,24 +70,6 @@ AXE_RULES = ["landmark-unique", "empty-table-header"]
 # roles and layout, which a scheme does not change).
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 HEIGHT = 800
-#: No block the browser may skip (content-visibility: auto, extra.css) starts
-#: within this many windows of `HEIGHT` from the top of a page as it loads: the
-#: browser draws the first screen while the page is still being parsed, and a
-#: block that arrives after that first frame is drawn at its stand-in height
-#: for a frame, which moves what is under it (a layout shift). One and a half
-#: windows cover Lighthouse's phone (823 px) and a desktop of 1200 px.
-FIRST_SCREENS = 1.5
-
-# Where the first block the browser may skip starts (px from the top of the
-# page), or null where there is none.
-_FIRST_SKIPPABLE = """() => {
-  const tops = [...document.querySelectorAll(
-      'article.md-content__inner > *, article .doc-object > *, article .doc-contents > *,'
-      + ' article .doc-children > *, article [data-pe-rope-panel]')]
-    .filter(e => getComputedStyle(e).contentVisibility === 'auto')
-    .map(e => e.getBoundingClientRect().top + window.scrollY);
-  return tops.length ? Math.round(Math.min(...tops)) : null;
-}"""
 
 # Elements wider than the window, outside any box that scrolls by itself: what
 # makes the page scroll sideways.
@@ -494,16 +474,7 @@ addEventListener('transitionrun', e => window.peTransitions.push(e.target.nodeNa
 # Layout is measured once it has settled: no transitions (the search box
 # animates its width), and two frames after a resize for resize observers.
 _STILL = "*, *::before, *::after { transition: none !important; animation: none !important; }"
-# Then until scroll-regions.js has measured every box again (some when the main
-# thread is idle).
-_SETTLED = """() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(
-function wait() {
-  if (document.documentElement.getAttribute('data-pe-regions') === 'measuring') {
-    setTimeout(wait, 20);
-  } else {
-    r();
-  }
-})))"""
+_SETTLED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
 def axe_script() -> str:
@@ -746,14 +717,6 @@ def check(
                 result.loads += 1
                 if prepare and path in prepare:
                     page.evaluate(prepare[path])
-                skippable = page.evaluate(_FIRST_SKIPPABLE)
-                if skippable is not None and skippable < FIRST_SCREENS * HEIGHT:
-                    result.rendering.append(
-                        f"{path} {group[0]}px: a block the browser may skip starts {skippable} px"
-                        f" down, within {FIRST_SCREENS} windows of {HEIGHT} px (content-visibility"
-                        " in extra.css: it is drawn at its stand-in height for a frame as the"
-                        " page loads)"
-                    )
                 if page.locator(".arithmatex").count():
                     page.wait_for_function(MATH_READY, timeout=15_000)
                 _load_figures(page)

@@ -9,10 +9,7 @@
 // a box for its widths anywhere else makes the browser lay the whole page out
 // on the spot (a forced reflow: a quarter of a second on a long page on a
 // throttled phone). A box to measure again is observed afresh, and the
-// observer reports it after the next layout. A box in a block the browser has
-// not laid out (far from the screen: content-visibility in extra.css) is not
-// reported; it is measured when the main thread is idle, which lays out its
-// own block and nothing else, so that a keyboard reaches it before it is seen.
+// observer reports it after the next layout.
 //
 // The hint above a box is written by the build, hidden, before every table
 // and display formula (sitegen/hooks.py, `scroll_hints`): here it is only shown
@@ -120,77 +117,18 @@
     }
   }
 
-  // Boxes observed and not reported yet: the observer reports none in a block
-  // the browser has not laid out (content-visibility in extra.css: a block far
-  // from the screen), and none that has no size. They are measured when the
-  // main thread is idle, a few at a time, each in as much time as the browser
-  // offers; measuring one lays out only its own block. When none is left,
-  // <html> gets data-pe-regions="measured" (the browser tests wait for it).
-  var unseen = new Set();
-  var idle =
-    window.requestIdleCallback ||
-    function (work) {
-      return setTimeout(function () {
-        work({
-          timeRemaining: function () {
-            return 0;
-          },
-        });
-      }, 50);
-    };
-  var measuring = false;
-
   var sizes = new ResizeObserver(function (entries) {
-    var boxes = entries.map(function (entry) {
-      unseen.delete(entry.target);
-      return entry.target;
-    });
-    markAll(boxes);
+    markAll(
+      entries.map(function (entry) {
+        return entry.target;
+      })
+    );
   });
   var pending = false;
-
-  function measureLater() {
-    document.documentElement.setAttribute("data-pe-regions", "measuring");
-    if (!measuring) {
-      measuring = true;
-      idle(measureSome);
-    }
-  }
-
-  // At least one box, then more for up to 8 ms, and never past the idle time
-  // the browser offers: a task stays under 50 ms on a phone four times slower
-  // than the machine it was timed on (Lighthouse's).
-  function measureSome(deadline) {
-    var boxes = [];
-    var overs = [];
-    var start = performance.now();
-    var iterator = unseen.values();
-    for (var next = iterator.next(); !next.done; next = iterator.next()) {
-      var box = next.value;
-      unseen.delete(box);
-      if (box.isConnected) {
-        boxes.push(box);
-        overs.push(box.scrollWidth - box.clientWidth);
-        if (performance.now() - start > 8 || deadline.timeRemaining() <= 0) {
-          break;
-        }
-      }
-    }
-    boxes.forEach(function (box, i) {
-      mark(box, overs[i]);
-    });
-    if (unseen.size > 0) {
-      idle(measureSome);
-    } else {
-      measuring = false;
-      document.documentElement.setAttribute("data-pe-regions", "measured");
-    }
-  }
 
   // Every box, new or not: its content may have changed without its size.
   function scan() {
     pending = false;
-    unseen.clear();
     document.querySelectorAll(BOXES).forEach(function (box) {
       if (box.matches(".md-typeset__scrollwrap table")) {
         // The wrapper scrolls, not the table inside it; a table marked before
@@ -203,9 +141,7 @@
       }
       sizes.unobserve(box);
       sizes.observe(box);
-      unseen.add(box);
     });
-    measureLater();
   }
 
   // A change that adds a box (a new page's content, the theme's wrapper of a

@@ -110,9 +110,12 @@ def main() -> int:
         f"axe-core WCAG 2.1 AA violations: {result.violation_nodes} "
         f"(in {result.axe_runs} runs at {', '.join(map(str, screens.AXE_WIDTHS))} px)"
     )
+    # Printed from the values as recorded (to the millisecond), as the README shows them:
+    # printed from the unrounded time, 2026-11-28's 1.055 s (as recorded) read 1.06 and 1.05.
+    math_s, first_paint_s = round(phone["math_s"], 3), round(phone["first_paint_s"], 3)
     print(
-        f"math drawn on a throttled phone after {phone['math_s']:.2f} s "
-        f"(first paint {phone['first_paint_s']:.2f} s; target {MATH_TARGET_S} s)"
+        f"math drawn on a throttled phone after {math_s:.2f} s "
+        f"(first paint {first_paint_s:.2f} s; target {MATH_TARGET_S} s)"
     )
     met = not result.problems() and phone["math_s"] <= MATH_TARGET_S
     if "--record" in sys.argv:
@@ -132,8 +135,8 @@ def main() -> int:
             "axe_runs": result.axe_runs,
             "axe_violations": result.violation_nodes,
             "phone": PHONE,
-            "math_on_phone_s": round(phone["math_s"], 3),
-            "first_paint_on_phone_s": round(phone["first_paint_s"], 3),
+            "math_on_phone_s": math_s,
+            "first_paint_on_phone_s": first_paint_s,
             "math_target_s": MATH_TARGET_S,
             "targets_met": met,
         }

@@ -110,6 +110,11 @@ def test_the_record_is_as_the_changelog_says() -> None:
     runs = [(value, path) for path, page in pages.items() for value in page["performance_runs"]]
     assert (len(runs), sum(value < 95 for value, _ in runs)) == (215, 14)
     assert min(runs) == (86, "/properties/")
+    # The rotary page, split in two: its elements before (the earlier runs) and after.
+    before = json.loads(EARLIER_RUNS[1].read_text(encoding="utf-8"))["pages"]
+    assert before["/reference/rope/"]["dom_elements"] == 7646
+    halves = ("/reference/rope/", "/reference/rope-frequencies/")
+    assert [pages[path]["dom_elements"] for path in halves] == [3794, 4166]
 
 
 def test_the_two_runs_differ_as_the_changelog_says() -> None:

@@ -110,8 +110,9 @@ def main() -> int:
         f"axe-core WCAG 2.1 AA violations: {result.violation_nodes} "
         f"(in {result.axe_runs} runs at {', '.join(map(str, screens.AXE_WIDTHS))} px)"
     )
-    # Printed from the values as recorded (to the millisecond), as the README shows them:
-    # printed from the unrounded time, 2026-11-28's 1.055 s (as recorded) read 1.06 and 1.05.
+    # Printed from the values as recorded (to the millisecond), so the figure printed is
+    # the README's: from the unrounded time, the 1.055 s recorded on 2026-11-28 was
+    # printed as 1.06 and shown in the README as 1.05.
     math_s, first_paint_s = round(phone["math_s"], 3), round(phone["first_paint_s"], 3)
     print(
         f"math drawn on a throttled phone after {math_s:.2f} s "
